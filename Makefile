@@ -1,0 +1,29 @@
+# Two commands set up everything on a fresh machine: `make demo` and `make test`.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+STAMP := $(VENV)/.installed
+
+.PHONY: demo test lint bench clean
+
+$(STAMP): pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -e '.[dev]'
+	touch $(STAMP)
+
+demo: $(STAMP)
+	$(BIN)/nsight-ingest classify sample_traces/h200_dit_oneblock_cuda_gpu_trace.csv --format table
+
+test: $(STAMP)
+	$(BIN)/ruff check nsight_ingest tests tools
+	$(BIN)/python -m pytest
+
+lint: $(STAMP)
+	$(BIN)/ruff check nsight_ingest tests tools
+
+bench: $(STAMP)
+	$(BIN)/python tools/bench.py
+
+clean:
+	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -1,0 +1,30 @@
+"""The one exception type the CLI turns into a one-line message and exit code 2."""
+
+import re
+
+
+class InputError(Exception):
+    """Bad input or configuration that the user can fix; printed as one line, exit code 2."""
+
+
+_DUCKDB_LINE = re.compile(r"CSV Error on Line: (\d+)")
+_DUCKDB_REASONS = (
+    re.compile(r"(Could not convert string .*? to '\w+')"),
+    re.compile(r"(Value with unterminated quote found\.)"),
+    re.compile(r"(Expected Number of Columns: \d+ Found: \d+)"),
+    re.compile(r"(Invalid unicode \(byte sequence mismatch\) detected[^\n]*)"),
+    re.compile(r"(Maximum line size of \d+ bytes exceeded[^\n]*)"),
+)
+
+
+def explain_duckdb_csv_error(path: str, error: Exception) -> InputError:
+    """Condense DuckDB's multi-line CSV error into one line naming the file and line."""
+    text = str(error)
+    line = _DUCKDB_LINE.search(text)
+    reason = next((m.group(1) for p in _DUCKDB_REASONS if (m := p.search(text))), None)
+    if reason is None:
+        reason = text.strip().splitlines()[0] if text.strip() else type(error).__name__
+    if "Expected Number of Columns" in reason:
+        reason += " (row truncated or malformed)"
+    where = f" line {line.group(1)}:" if line else ""
+    return InputError(f"{path}:{where} {reason}")

@@ -1,0 +1,156 @@
+"""nsys `stats` CSV reports -> normalized SELECTs matching the store's tables.
+
+Units are read from each header cell (`Start (ns)`, `Start (us)`, `Bytes (MB)`, `Bytes (B)`), never assumed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from nsight_ingest.errors import InputError
+from nsight_ingest.readers.source import CsvTable, locate_table
+from nsight_ingest.sqlfiles import read_sql
+
+# Factors to the store's base units: nanoseconds, bytes, bytes per second.
+TIME_TO_NS = {"ns": 1, "nsec": 1, "us": 1_000, "usec": 1_000, "ms": 1_000_000, "msec": 1_000_000,
+              "s": 1_000_000_000, "sec": 1_000_000_000}
+SIZE_TO_BYTES = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
+RATE_TO_BYTES_PER_S = {f"{unit}/s": factor for unit, factor in SIZE_TO_BYTES.items()}
+_FACTORS = {"time": TIME_TO_NS, "size": SIZE_TO_BYTES, "rate": RATE_TO_BYTES_PER_S}
+_SUFFIX = {"time": "_ns", "size": "_bytes", "rate": "_bytes_per_s", "int": "", "text": ""}
+_OUT_TYPE = {"time": "BIGINT", "size": "BIGINT", "rate": "DOUBLE", "int": "BIGINT", "text": "VARCHAR"}
+
+
+@dataclass(frozen=True)
+class Column:
+    """How one header cell maps to a store column."""
+
+    name: str
+    kind: str  # time | size | rate | int | text
+    required: bool = False
+
+
+@dataclass(frozen=True)
+class ReportSpec:
+    """One nsys report: its columns, the store table it fills and the SQL that shapes its rows."""
+
+    report_type: str
+    table: str
+    columns: dict[str, Column]
+
+
+GPU_TRACE = ReportSpec("cuda_gpu_trace", "gpu_ops", {
+    "Start": Column("start", "time", True), "Duration": Column("duration", "time", True),
+    "CorrId": Column("corr_id", "int"),
+    "GrdX": Column("grid_x", "int"), "GrdY": Column("grid_y", "int"), "GrdZ": Column("grid_z", "int"),
+    "BlkX": Column("block_x", "int"), "BlkY": Column("block_y", "int"), "BlkZ": Column("block_z", "int"),
+    "Reg/Trd": Column("registers_per_thread", "int"),
+    "StcSMem": Column("static_smem", "size"), "DymSMem": Column("dynamic_smem", "size"),
+    "Bytes": Column("transfer", "size"), "Throughput": Column("throughput", "rate"),
+    "SrcMemKd": Column("src_mem_kind", "text"), "DstMemKd": Column("dst_mem_kind", "text"),
+    "Device": Column("device", "text"), "Ctx": Column("context_id", "int"),
+    "GreenCtx": Column("green_context_id", "int"), "Strm": Column("stream_id", "int"),
+    "Name": Column("name", "text", True),
+})
+
+KERN_EXEC_TRACE = ReportSpec("cuda_kern_exec_trace", "kernel_launches", {
+    "API Start": Column("api_start", "time", True), "API Dur": Column("api_duration", "time", True),
+    "Queue Start": Column("queue_start", "time"), "Queue Dur": Column("queue_duration", "time"),
+    "Kernel Start": Column("kernel_start", "time", True), "Kernel Dur": Column("kernel_duration", "time", True),
+    "Total Dur": Column("total_duration", "time"), "PID": Column("pid", "int"), "TID": Column("tid", "int"),
+    "DevId": Column("device_index", "int"), "API Function": Column("api_function", "text"),
+    "GridXYZ": Column("grid_xyz", "text"), "BlockXYZ": Column("block_xyz", "text"),
+    "Kernel Name": Column("kernel_name", "text", True),
+})
+
+API_TRACE = ReportSpec("cuda_api_trace", "api_calls", {
+    "Start": Column("start", "time", True), "Duration": Column("duration", "time", True),
+    "Name": Column("name", "text", True), "Result": Column("result", "int"), "CorrID": Column("corr_id", "int"),
+    "Pid": Column("pid", "int"), "Tid": Column("tid", "int"), "T-Pri": Column("thread_priority", "int"),
+    "Thread Name": Column("thread_name", "text"),
+})
+
+NVTX_TRACE = ReportSpec("nvtx_pushpop_trace", "nvtx_ranges", {
+    "Start": Column("start", "time", True), "End": Column("end", "time", True),
+    "Duration": Column("duration", "time"), "DurChild": Column("duration_child", "time"),
+    "DurNonChild": Column("duration_nonchild", "time"), "Name": Column("name", "text", True),
+    "PID": Column("pid", "int"), "TID": Column("tid", "int"), "Lvl": Column("level", "int"),
+    "NumChild": Column("num_children", "int"), "RangeId": Column("range_id", "int"),
+    "ParentId": Column("parent_id", "int"), "RangeStack": Column("range_stack", "text"),
+    "NameTree": Column("name_tree", "text"),
+})
+
+SPECS = {spec.report_type: spec for spec in (GPU_TRACE, KERN_EXEC_TRACE, API_TRACE, NVTX_TRACE)}
+
+
+@dataclass(frozen=True)
+class NsysTable:
+    """A located nsys report and the SELECT that yields its normalized rows."""
+
+    table: CsvTable
+    spec: ReportSpec
+    select_sql: str
+
+
+def _sql_string(value: str) -> str:
+    return "'" + value.replace("'", "''") + "'"
+
+
+def _csv_type(column: Column | None, unit: str | None) -> str:
+    if column is None or column.kind == "text":
+        return "VARCHAR"
+    if column.kind == "int" or (column.kind == "time" and TIME_TO_NS.get(unit or "") == 1):
+        return "BIGINT"
+    return "DOUBLE"
+
+
+def _normalized(column: Column, csv_name: str | None, unit: str | None, path: Path) -> str:
+    """Expression for one store column, converting the file's unit to the base unit."""
+    out = column.name + _SUFFIX[column.kind]
+    if csv_name is None:
+        return f"NULL::{_OUT_TYPE[column.kind]} AS {out}"
+    if column.kind in _FACTORS:
+        factors = _FACTORS[column.kind]
+        if unit not in factors:
+            known = ", ".join(factors)
+            raise InputError(f"{path}: column {column.name!r} has unknown unit {unit!r} (known: {known})")
+        factor = factors[unit]
+        if column.kind == "rate":
+            return f"{csv_name} * {factor} AS {out}"
+        if factor == 1:
+            return f"{csv_name} AS {out}"
+        return f"CAST(round({csv_name} * {factor}) AS BIGINT) AS {out}"
+    return f"{csv_name} AS {out}"
+
+
+def build_select(table: CsvTable, spec: ReportSpec) -> str:
+    """The SELECT over DuckDB's CSV reader that returns this report's normalized rows."""
+    csv_columns: list[str] = []
+    present: dict[str, tuple[str, str | None]] = {}
+    for index, cell in enumerate(table.header):
+        column = spec.columns.get(cell.base)
+        csv_name = f"c{index}_{column.name}" if column else f"c{index}_extra"
+        if column and cell.base not in present:
+            present[cell.base] = (csv_name, cell.unit)
+        csv_columns.append(f"{_sql_string(csv_name)}: '{_csv_type(column, cell.unit)}'")
+    missing = [base for base, column in spec.columns.items() if column.required and base not in present]
+    if missing:
+        raise InputError(f"{table.path}: {spec.report_type} is missing required column(s): {', '.join(missing)}")
+    expressions = [
+        _normalized(column, *present.get(base, (None, None)), table.path) for base, column in spec.columns.items()
+    ]
+    source = (
+        f"(SELECT {', '.join(expressions)} FROM read_csv({_sql_string(str(table.path))}, "
+        f"skip={table.header_line}, header=true, columns={{{', '.join(csv_columns)}}}, delim=',', "
+        "quote='\"', escape='\"', auto_detect=false, strict_mode=true, "
+        f"compression='{'gzip' if table.compressed else 'none'}'))"
+    )
+    return read_sql(f"readers/{spec.report_type}.sql").format(source=source)
+
+
+def locate(path: Path, report_type: str) -> NsysTable:
+    """Find `report_type`'s table in `path` and prepare its normalized SELECT."""
+    spec = SPECS[report_type]
+    table = locate_table(path, report_type)
+    return NsysTable(table, spec, build_select(table, spec))

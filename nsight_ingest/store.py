@@ -1,0 +1,113 @@
+"""The DuckDB store: schema, content hashing and transactional, idempotent ingestion."""
+
+from __future__ import annotations
+
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass
+from pathlib import Path
+
+import duckdb
+
+from nsight_ingest.errors import InputError, explain_duckdb_csv_error
+from nsight_ingest.readers import nsys
+from nsight_ingest.readers.source import file_hashes
+from nsight_ingest.sqlfiles import read_sql
+
+
+@dataclass(frozen=True)
+class Ingested:
+    """One input file as stored: where it came from, its hashes and how many rows it gave."""
+
+    trace_id: int
+    path: str
+    report_type: str
+    sha256: str
+    content_sha256: str | None
+    rows: int
+    reused: bool  # True when the same content was already in the store
+
+
+def connect(path: str | Path | None = None, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open (or create) a store; None or ':memory:' gives an in-memory one."""
+    target = ":memory:" if path in (None, ":memory:") else str(path)
+    try:
+        con = duckdb.connect(target, read_only=read_only)
+    except duckdb.Error as exc:
+        raise InputError(f"{path}: cannot open store ({str(exc).splitlines()[0]})") from None
+    con.execute("SET preserve_insertion_order = false")
+    if not read_only:
+        con.execute(read_sql("schema.sql"))
+    return con
+
+
+def _existing(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str) -> tuple[int, int] | None:
+    row = con.execute(
+        "SELECT trace_id, rows FROM traces WHERE sha256 = ? AND report_type = ?", [sha256, report_type]
+    ).fetchone()
+    return (row[0], row[1]) if row else None
+
+
+def ingest(con: duckdb.DuckDBPyConnection, path: str | Path, report_type: str) -> Ingested:
+    """Load one nsys report into its table in one transaction; identical content is stored once."""
+    label = str(path)
+    located = nsys.locate(Path(path), report_type)
+    with ThreadPoolExecutor(max_workers=1) as pool:
+        hashing = pool.submit(file_hashes, Path(path))  # hashlib releases the GIL while DuckDB parses
+        con.execute("BEGIN TRANSACTION")
+        try:
+            trace_id = con.execute("SELECT nextval('trace_id_seq')").fetchone()[0]
+            con.execute(f"INSERT INTO {located.spec.table} SELECT {trace_id}, * FROM ({located.select_sql})")
+            rows = con.execute(
+                f"SELECT count(*) FROM {located.spec.table} WHERE trace_id = ?", [trace_id]
+            ).fetchone()[0]
+            sha256, content_sha256 = hashing.result()
+            if rows == 0:
+                raise InputError(f"{label}: {report_type} has a header but no data rows")
+            existing = _existing(con, sha256, report_type)
+            if existing:
+                con.execute("ROLLBACK")
+                return Ingested(existing[0], label, report_type, sha256, content_sha256, existing[1], True)
+            con.execute(
+                "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, NULL, now()::TIMESTAMP)",
+                [trace_id, label, sha256, content_sha256, report_type, rows],
+            )
+            con.execute("COMMIT")
+        except InputError:
+            con.execute("ROLLBACK")
+            raise
+        except duckdb.Error as exc:
+            con.execute("ROLLBACK")
+            raise explain_duckdb_csv_error(label, exc) from None
+    return Ingested(trace_id, label, report_type, sha256, content_sha256, rows, False)
+
+
+@dataclass(frozen=True)
+class Capture:
+    """The files of one capture analysed together, as stored."""
+
+    capture_id: int
+    gpu_trace: Ingested
+    kern_exec: Ingested | None
+
+    def inputs(self) -> list[Ingested]:
+        """Every stored input file of the capture."""
+        return [i for i in (self.gpu_trace, self.kern_exec) if i is not None]
+
+
+def ingest_capture(
+    con: duckdb.DuckDBPyConnection, gpu_trace: str | Path, kern_exec: str | Path | None = None
+) -> Capture:
+    """Ingest a cuda_gpu_trace and optional kern_exec trace and record them as one capture."""
+    gpu = ingest(con, gpu_trace, "cuda_gpu_trace")
+    launches = ingest(con, kern_exec, "cuda_kern_exec_trace") if kern_exec is not None else None
+    kern_id = launches.trace_id if launches else None
+    row = con.execute(
+        "SELECT capture_id FROM captures WHERE gpu_trace_id = ? AND kern_exec_trace_id IS NOT DISTINCT FROM ?",
+        [gpu.trace_id, kern_id],
+    ).fetchone()
+    if row is None:
+        row = con.execute(
+            "INSERT INTO captures VALUES (nextval('capture_id_seq'), ?, ?, NULL, NULL) RETURNING capture_id",
+            [gpu.trace_id, kern_id],
+        ).fetchone()
+    return Capture(row[0], gpu, launches)

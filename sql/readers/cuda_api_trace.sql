@@ -1,0 +1,13 @@
+-- Shape one nsys cuda_api_trace into api_calls columns (trace_id is added by the store).
+SELECT
+    start_ns,
+    duration_ns,
+    start_ns + duration_ns AS end_ns,
+    name,
+    result,
+    corr_id,
+    pid,
+    tid,
+    thread_priority,
+    thread_name
+FROM {source}

@@ -1,0 +1,23 @@
+-- Shape one nsys cuda_kern_exec_trace into kernel_launches columns (trace_id is added by the store).
+-- GridXYZ / BlockXYZ are space-padded triples such as '   2    1    1'.
+SELECT
+    api_start_ns,
+    api_duration_ns,
+    api_start_ns + api_duration_ns AS api_end_ns,
+    queue_start_ns,
+    queue_duration_ns,
+    kernel_start_ns,
+    kernel_duration_ns,
+    total_duration_ns,
+    pid,
+    tid,
+    device_index,
+    api_function,
+    TRY_CAST(regexp_split_to_array(trim(grid_xyz), '\s+')[1] AS INTEGER) AS grid_x,
+    TRY_CAST(regexp_split_to_array(trim(grid_xyz), '\s+')[2] AS INTEGER) AS grid_y,
+    TRY_CAST(regexp_split_to_array(trim(grid_xyz), '\s+')[3] AS INTEGER) AS grid_z,
+    TRY_CAST(regexp_split_to_array(trim(block_xyz), '\s+')[1] AS INTEGER) AS block_x,
+    TRY_CAST(regexp_split_to_array(trim(block_xyz), '\s+')[2] AS INTEGER) AS block_y,
+    TRY_CAST(regexp_split_to_array(trim(block_xyz), '\s+')[3] AS INTEGER) AS block_z,
+    kernel_name
+FROM {source}

@@ -1,0 +1,122 @@
+-- nsight-ingest store schema (DuckDB). Every row is keyed to the trace file it came from.
+-- Units are in the column names: *_ns nanoseconds, *_bytes bytes, *_bytes_per_s bytes per second.
+
+CREATE SEQUENCE IF NOT EXISTS trace_id_seq START 1;
+
+-- One row per ingested export file. The same bytes ingested twice are stored once (sha256 + report type).
+CREATE TABLE IF NOT EXISTS traces (
+    trace_id        INTEGER PRIMARY KEY,
+    path            VARCHAR NOT NULL,      -- as given on the command line
+    sha256          VARCHAR NOT NULL,      -- of the file's bytes
+    content_sha256  VARCHAR,               -- of the uncompressed content, for .gz files
+    report_type     VARCHAR NOT NULL,      -- cuda_gpu_trace | cuda_kern_exec_trace | cuda_api_trace | nvtx_pushpop_trace
+    rows            BIGINT NOT NULL,
+    nsys_version    VARCHAR,               -- when the export says (CSV reports do not)
+    ingested_at     TIMESTAMP NOT NULL,
+    UNIQUE (sha256, report_type)
+);
+
+-- cuda_gpu_trace: one row per GPU operation (kernel, memcpy, memset).
+CREATE TABLE IF NOT EXISTS gpu_ops (
+    trace_id                 INTEGER NOT NULL,
+    start_ns                 BIGINT NOT NULL,
+    duration_ns              BIGINT NOT NULL,
+    end_ns                   BIGINT NOT NULL,   -- start_ns + duration_ns
+    op_kind                  VARCHAR NOT NULL,  -- kernel | memcpy | memset | other
+    corr_id                  BIGINT,
+    grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
+    block_x INTEGER, block_y INTEGER, block_z INTEGER,
+    registers_per_thread     INTEGER,
+    static_smem_bytes        BIGINT,
+    dynamic_smem_bytes       BIGINT,
+    transfer_bytes           BIGINT,            -- memcpy/memset size (nsys rounds MB to 3 decimals)
+    throughput_bytes_per_s   DOUBLE,
+    src_mem_kind             VARCHAR,
+    dst_mem_kind             VARCHAR,
+    device                   VARCHAR,           -- label as exported, e.g. 'NVIDIA H200 (0)'
+    device_index             INTEGER,           -- the number in parentheses of the label
+    context_id               BIGINT,
+    green_context_id         BIGINT,
+    stream_id                BIGINT,
+    name                     VARCHAR NOT NULL
+);
+
+-- cuda_kern_exec_trace: one row per kernel launched through an API call (CUDA-graph replays: one row per node).
+CREATE TABLE IF NOT EXISTS kernel_launches (
+    trace_id            INTEGER NOT NULL,
+    api_start_ns        BIGINT NOT NULL,
+    api_duration_ns     BIGINT NOT NULL,
+    api_end_ns          BIGINT NOT NULL,
+    queue_start_ns      BIGINT,               -- NULL: the kernel did not wait in the queue
+    queue_duration_ns   BIGINT,
+    kernel_start_ns     BIGINT NOT NULL,      -- equals gpu_ops.start_ns of the kernel (the join key, with device)
+    kernel_duration_ns  BIGINT NOT NULL,
+    total_duration_ns   BIGINT,
+    pid                 BIGINT,
+    tid                 BIGINT,
+    device_index        INTEGER,
+    api_function        VARCHAR,
+    grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
+    block_x INTEGER, block_y INTEGER, block_z INTEGER,
+    kernel_name         VARCHAR NOT NULL
+);
+
+-- cuda_api_trace: every CUDA runtime/driver API call.
+CREATE TABLE IF NOT EXISTS api_calls (
+    trace_id         INTEGER NOT NULL,
+    start_ns         BIGINT NOT NULL,
+    duration_ns      BIGINT NOT NULL,
+    end_ns           BIGINT NOT NULL,
+    name             VARCHAR NOT NULL,
+    result           BIGINT,
+    corr_id          BIGINT,
+    pid              BIGINT,
+    tid              BIGINT,
+    thread_priority  BIGINT,
+    thread_name      VARCHAR
+);
+
+-- nvtx_pushpop_trace: NVTX push/pop ranges; `name` keeps the export's text, `range_name` drops a leading ':' domain prefix.
+CREATE TABLE IF NOT EXISTS nvtx_ranges (
+    trace_id               INTEGER NOT NULL,
+    start_ns               BIGINT NOT NULL,
+    end_ns                 BIGINT NOT NULL,
+    duration_ns            BIGINT,
+    duration_child_ns      BIGINT,
+    duration_nonchild_ns   BIGINT,
+    name                   VARCHAR NOT NULL,
+    range_name             VARCHAR NOT NULL,
+    pid                    BIGINT,
+    tid                    BIGINT,
+    level                  INTEGER,
+    num_children           INTEGER,
+    range_id               BIGINT,
+    parent_id              BIGINT,
+    range_stack            VARCHAR,
+    name_tree              VARCHAR
+);
+
+-- One row per analysed capture: the export files used together (classify writes one per run).
+CREATE SEQUENCE IF NOT EXISTS capture_id_seq START 1;
+CREATE TABLE IF NOT EXISTS captures (
+    capture_id           INTEGER PRIMARY KEY,
+    gpu_trace_id         INTEGER NOT NULL,   -- traces.trace_id of the cuda_gpu_trace
+    kern_exec_trace_id   INTEGER,            -- of the cuda_kern_exec_trace, when there is one
+    nvtx_trace_id        INTEGER,
+    api_trace_id         INTEGER,
+    UNIQUE (gpu_trace_id, kern_exec_trace_id)
+);
+
+-- Kernels only, the relation most questions start from.
+CREATE VIEW IF NOT EXISTS kernels AS
+    SELECT * FROM gpu_ops WHERE op_kind = 'kernel';
+
+-- Launch rows joined to their kernel on (device index, kernel start), within one capture.
+CREATE VIEW IF NOT EXISTS launched_kernels AS
+    SELECT c.capture_id, l.*, k.stream_id, k.name AS gpu_name
+    FROM captures c
+    JOIN kernel_launches l ON l.trace_id = c.kern_exec_trace_id
+    JOIN kernels k
+      ON k.trace_id = c.gpu_trace_id
+     AND k.start_ns = l.kernel_start_ns
+     AND coalesce(k.device_index, 0) = coalesce(l.device_index, 0);
