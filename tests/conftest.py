@@ -1,0 +1,76 @@
+"""Shared fixtures: paths to bundled data and a helper that runs the CLI in-process."""
+
+from __future__ import annotations
+
+import json
+import sys
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+from nsight_ingest import cli
+
+ROOT = Path(__file__).resolve().parent.parent
+DATA = Path(__file__).resolve().parent / "data"
+SAMPLES = ROOT / "sample_traces"
+
+GPU_HEADER = (
+    "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),"
+    "Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name"
+)
+KERN_EXEC_HEADER = (
+    "API Start (ns),API Dur (ns),Queue Start (ns),Queue Dur (ns),Kernel Start (ns),Kernel Dur (ns),"
+    "Total Dur (ns),PID,TID,DevId,API Function,GridXYZ,BlockXYZ,Kernel Name"
+)
+
+
+def kernel_row(start: int, duration: int, name: str, device: str = "NVIDIA H200 (0)", stream: int = 7) -> str:
+    """One cuda_gpu_trace kernel row (name quoted)."""
+    return f'{start},{duration},1,1,1,1,128,1,1,32,0.000,0.000,,,,,{device},1,,{stream},"{name}"'
+
+
+def memop_row(start: int, duration: int, name: str, device: str = "NVIDIA H200 (0)") -> str:
+    """One cuda_gpu_trace memcpy/memset row."""
+    return f"{start},{duration},2,,,,,,,,,,0.001,1.000,Pageable,Device,{device},1,,7,{name}"
+
+
+def launch_row(api_start: int, api_dur: int, kernel_start: int, kernel_dur: int, name: str,
+               api: str = "cudaLaunchKernel", device_index: int = 0) -> str:
+    """One cuda_kern_exec_trace row without queueing."""
+    total = kernel_start + kernel_dur - api_start
+    return (f"{api_start},{api_dur},,,{kernel_start},{kernel_dur},{total},1,1,{device_index},{api},"
+            f'   1    1    1, 128    1    1,"{name}"')
+
+
+def write(path: Path, header: str, rows: list[str]) -> Path:
+    """Write a CSV export with the given header and rows."""
+    path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")
+    return path
+
+
+@dataclass
+class CliResult:
+    code: int
+    out: str
+    err: str
+
+    def json(self) -> dict:
+        return json.loads(self.out)
+
+
+@pytest.fixture
+def run_cli(monkeypatch, capsys):
+    """Run `nsight-ingest ARGS...` in-process through the real entry point."""
+
+    def run(*args: str) -> CliResult:
+        monkeypatch.setattr(sys, "argv", ["nsight-ingest", *map(str, args)])
+        code = 0
+        try:
+            cli.main()
+        except SystemExit as exc:
+            code = exc.code if isinstance(exc.code, int) else 1
+        captured = capsys.readouterr()
+        return CliResult(code, captured.out, captured.err)
+
+    return run

@@ -1,0 +1,78 @@
+"""Store: schema, content hashing, idempotent and transactional ingestion."""
+
+from __future__ import annotations
+
+import gzip
+import hashlib
+import shutil
+
+import pytest
+
+from nsight_ingest import store
+from nsight_ingest.errors import InputError
+from tests.conftest import GPU_HEADER, SAMPLES, kernel_row, write
+
+TRACE = SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv"
+
+
+def counts(con):
+    return con.execute("SELECT (SELECT count(*) FROM traces), (SELECT count(*) FROM gpu_ops)").fetchone()
+
+
+def test_ingest_records_provenance():
+    con = store.connect()
+    ingested = store.ingest(con, TRACE, "cuda_gpu_trace")
+    assert ingested.sha256 == hashlib.sha256(TRACE.read_bytes()).hexdigest()
+    assert ingested.rows == 28 and not ingested.reused
+    path, sha, report, rows = con.execute("SELECT path, sha256, report_type, rows FROM traces").fetchone()
+    assert (path, sha, report, rows) == (str(TRACE), ingested.sha256, "cuda_gpu_trace", 28)
+
+
+def test_same_file_twice_is_stored_once(tmp_path):
+    con = store.connect()
+    first = store.ingest(con, TRACE, "cuda_gpu_trace")
+    again = store.ingest(con, TRACE, "cuda_gpu_trace")
+    copy = shutil.copy(TRACE, tmp_path / "renamed_cuda_gpu_trace.csv")
+    moved = store.ingest(con, copy, "cuda_gpu_trace")
+    assert again.reused and moved.reused
+    assert first.trace_id == again.trace_id == moved.trace_id
+    assert counts(con) == (1, 28)
+
+
+def test_gzip_records_both_hashes(tmp_path):
+    target = tmp_path / "z_cuda_gpu_trace.csv.gz"
+    target.write_bytes(gzip.compress(TRACE.read_bytes()))
+    ingested = store.ingest(store.connect(), target, "cuda_gpu_trace")
+    assert ingested.sha256 == hashlib.sha256(target.read_bytes()).hexdigest()
+    assert ingested.content_sha256 == hashlib.sha256(TRACE.read_bytes()).hexdigest()
+
+
+def test_failed_ingest_leaves_nothing_behind(tmp_path):
+    con = store.connect()
+    store.ingest(con, TRACE, "cuda_gpu_trace")
+    bad = write(tmp_path / "bad_cuda_gpu_trace.csv", GPU_HEADER,
+                [kernel_row(1, 2, "a"), kernel_row(3, 4, "b"), "5,notanumber,1,1,1,1,1,1,1,1,0,0,,,,,D (0),1,,7,c"])
+    with pytest.raises(InputError, match=r"line 4: Could not convert string 'notanumber'|notanumber"):
+        store.ingest(con, bad, "cuda_gpu_trace")
+    assert counts(con) == (1, 28)
+
+
+def test_header_only_is_rejected_and_rolled_back(tmp_path):
+    con = store.connect()
+    empty = write(tmp_path / "h_cuda_gpu_trace.csv", GPU_HEADER, [])
+    with pytest.raises(InputError, match="header but no data rows"):
+        store.ingest(con, empty, "cuda_gpu_trace")
+    assert counts(con) == (0, 0)
+
+
+def test_persisted_store_survives_reopen(tmp_path):
+    db = tmp_path / "store.duckdb"
+    con = store.connect(db)
+    capture = store.ingest_capture(con, TRACE, SAMPLES / "h200_dit_oneblock_cuda_kern_exec_trace.csv")
+    con.close()
+    con = store.connect(db)
+    again = store.ingest_capture(con, TRACE, SAMPLES / "h200_dit_oneblock_cuda_kern_exec_trace.csv")
+    assert again.capture_id == capture.capture_id
+    assert con.execute("SELECT count(*) FROM captures").fetchone() == (1,)
+    # every launch row of this capture finds its kernel on (device, start)
+    assert con.execute("SELECT count(*) FROM launched_kernels").fetchone() == (26,)
