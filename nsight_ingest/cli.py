@@ -50,12 +50,11 @@ def classify(
     from nsight_ingest.rules import load_rule_set
 
     rule_set = load_rule_set(rules)
-    if kern_exec is None:
-        kern_exec = sibling(gpu_trace, "cuda_kern_exec_trace")
-        if kern_exec is None:
-            _warn(f"no sibling cuda_kern_exec_trace for {gpu_trace}: cpu_gpu_overlap will be null")
+    found = kern_exec or sibling(gpu_trace, "cuda_kern_exec_trace")
     con = store.connect(db)
-    capture = store.ingest_capture(con, gpu_trace, kern_exec)
+    capture = store.ingest_capture(con, gpu_trace, found)
+    if found is None:
+        _warn(f"no sibling cuda_kern_exec_trace for {gpu_trace}: cpu_gpu_overlap is null")
     result = analysis.summarize(con, capture, rule_set)
     if fmt is Format.json:
         print(report.to_json(result))
@@ -98,23 +97,13 @@ def query(
 def main() -> None:
     """Console entry point: one-line errors with exit code 2 for bad input, never a traceback."""
     try:
-        app(standalone_mode=False)
+        app()  # standalone: typer reports its own usage errors (exit 2) and exits
     except InputError as exc:
         _warn(f"error: {exc}")
         sys.exit(2)
-    except typer.Exit as exc:
-        sys.exit(exc.exit_code)
-    except typer.Abort:
-        _warn("aborted")
-        sys.exit(130)
     except Exception as exc:
-        import click
-
-        if isinstance(exc, click.ClickException):
-            exc.show()
-            sys.exit(exc.exit_code)
         if os.environ.get("NSIGHT_INGEST_DEBUG"):
             raise
-        _warn(f"internal error: {type(exc).__name__}: {str(exc).splitlines()[0] if str(exc) else ''}"
-              " (set NSIGHT_INGEST_DEBUG=1 for a traceback)")
+        first = str(exc).splitlines()[0] if str(exc) else ""
+        _warn(f"internal error: {type(exc).__name__}: {first} (set NSIGHT_INGEST_DEBUG=1 for a traceback)")
         sys.exit(3)

@@ -81,7 +81,7 @@ def _columns(con: duckdb.DuckDBPyConnection, rule: RuleFile) -> list[str]:
 
 
 def classify_names(con: duckdb.DuckDBPyConnection, rule_set: RuleSet, names_query: str) -> None:
-    """Fill temp table `kernel_classes(name, component, sub_component, rule_file, priority)` for each name."""
+    """Fill temp table `kernel_classes` (one class per name) and record it in the store's `name_classes`."""
     con.execute(f"CREATE OR REPLACE TEMP TABLE kernel_names AS SELECT DISTINCT name FROM ({names_query})")
     con.execute(read_sql("rules_engine/create_matches.sql"))
     for rank, rule in enumerate(rule_set.files):
@@ -105,3 +105,7 @@ def classify_names(con: duckdb.DuckDBPyConnection, rule_set: RuleSet, names_quer
         if stray:
             raise InputError(f"{rule.path}: emits undeclared component {stray[0][0]!r}")
     con.execute(read_sql("rules_engine/pick_winners.sql"))
+    con.execute(
+        "INSERT OR IGNORE INTO name_classes BY NAME SELECT ? AS rule_set_version, * FROM kernel_classes",
+        [rule_set.version],
+    )

@@ -107,6 +107,18 @@ CREATE TABLE IF NOT EXISTS captures (
     UNIQUE (gpu_trace_id, kern_exec_trace_id)
 );
 
+-- The class of each distinct kernel name under a rule set (rule_set_version = hash of its SQL files).
+CREATE TABLE IF NOT EXISTS name_classes (
+    rule_set_version  VARCHAR NOT NULL,
+    name              VARCHAR NOT NULL,
+    component         VARCHAR NOT NULL,
+    sub_component     VARCHAR,
+    rule_file         VARCHAR,     -- the winning rule's file; NULL when no rule matched (component 'other')
+    priority          INTEGER,
+    match_count       INTEGER NOT NULL,  -- how many rules matched the name
+    PRIMARY KEY (rule_set_version, name)
+);
+
 -- Kernels only, the relation most questions start from.
 CREATE VIEW IF NOT EXISTS kernels AS
     SELECT * FROM gpu_ops WHERE op_kind = 'kernel';

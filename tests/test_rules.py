@@ -70,6 +70,10 @@ DIALECTS = {
     # nsys :nvtx-name mode: a range prefix and '/'
     "my_range/void QuantInt8Kernel<(unsigned int)128, (unsigned int)32>(T6 *)": "sage2",
     "block_3/void vllm::cvt_fp16_to_fp4<__nv_bfloat16, (bool)0>(int)": "nvfp4_packing",
+    # Triton kernels of the H200 capture, under their Python names
+    "fused_rms_rope_kernel": "norm_and_rope",
+    "gate_add_kernel": "remaining_gate_add",
+    "absmax_quant_int8_kernel": "other",
     # Kineto dialect
     "void MeanScaleKernel<64u, true, __nv_bfloat16>(__nv_bfloat16*, signed char*)": "sage2",
 }
