@@ -149,3 +149,31 @@ def test_table_format(hand_trace, run_cli):
     assert "remaining_gate_add" in result.out
     assert "66.67% busy" in result.out
     assert "46.81%" in result.out  # launch overlap 220 / 470
+
+
+def test_two_devices_launch_overlap_per_device(tmp_path, run_cli):
+    a, b = "GPU A (0)", "GPU B (1)"
+    gpu = write(tmp_path / "pair_cuda_gpu_trace.csv", GPU_HEADER, [
+        kernel_row(0, 100, OTHER, device=a),     # dev0 [0,100)
+        kernel_row(50, 200, OTHER, device=b),    # dev1 [50,250)
+        kernel_row(260, 40, OTHER, device=b),    # dev1 [260,300)
+        kernel_row(300, 100, OTHER, device=a),   # dev0 [300,400)
+    ])
+    write(tmp_path / "pair_cuda_kern_exec_trace.csv", KERN_EXEC_HEADER, [
+        launch_row(0, 40, 0, 100, OTHER, device_index=0),      # dev0 API [0,40)
+        launch_row(20, 40, 50, 200, OTHER, device_index=1),    # dev1 API [20,60)
+        launch_row(200, 120, 300, 100, OTHER, device_index=0),  # dev0 API [200,320)
+        launch_row(240, 15, 260, 40, OTHER, device_index=1),   # dev1 API [240,255)
+    ])
+    out = run_cli("classify", gpu).json()
+    # all: API union [0,60) + [200,320) = 180; kernel union [0,250) + [260,400);
+    # overlap [0,60)=60 + [200,250)=50 + [260,320)=60 = 170
+    assert out["cpu_gpu_overlap"]["launch_api_union_ns"] == 180
+    assert out["cpu_gpu_overlap"]["launch_api_gpu_overlap_ns"] == 170
+    # dev0: API [0,40) + [200,320) = 160; kernels [0,100) [300,400); overlap 40 + 20 = 60
+    dev0 = out["devices"][a]["cpu_gpu_overlap"]
+    assert (dev0["launch_api_union_ns"], dev0["launch_api_gpu_overlap_ns"]) == (160, 60)
+    # dev1: API [20,60) + [240,255) = 55; kernels [50,250) [260,300); overlap 10 + 10 = 20
+    dev1 = out["devices"][b]["cpu_gpu_overlap"]
+    assert (dev1["launch_api_union_ns"], dev1["launch_api_gpu_overlap_ns"]) == (55, 20)
+    assert dev1["launch_api_overlap_percent"] == pytest.approx(100 * 20 / 55)
