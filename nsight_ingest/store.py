@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import tempfile
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
@@ -27,14 +29,19 @@ class Ingested:
     reused: bool  # True when the same content was already in the store
 
 
+# Bounded memory: past this DuckDB spills to a temporary folder instead of growing (or failing).
+MEMORY_LIMIT = os.environ.get("NSIGHT_INGEST_MEMORY_LIMIT", "512MB")
+
+
 def connect(path: str | Path | None = None, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open (or create) a store; None or ':memory:' gives an in-memory one."""
     target = ":memory:" if path in (None, ":memory:") else str(path)
+    spill = os.environ.get("NSIGHT_INGEST_TEMP_DIR") or os.path.join(tempfile.gettempdir(), "nsight-ingest-spill")
+    config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "preserve_insertion_order": False}
     try:
-        con = duckdb.connect(target, read_only=read_only)
+        con = duckdb.connect(target, read_only=read_only, config=config)
     except duckdb.Error as exc:
         raise InputError(f"{path}: cannot open store ({str(exc).splitlines()[0]})") from None
-    con.execute("SET preserve_insertion_order = false")
     if not read_only:
         con.execute(read_sql("schema.sql"))
     return con

@@ -17,21 +17,23 @@ def _by_device(rows: list[dict[str, Any]]) -> dict[str | None, dict[str, Any]]:
     return {row.pop("device"): row for row in rows}
 
 
-def _launch_gaps(row: dict[str, Any] | None) -> dict[str, Any]:
-    row = row or {"positive_gap_count": 0, "total_ns": 0, "average_ns": None, "maximum_ns": 0}
+def _launch_gaps(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """Gap statistics of one device, or summed over devices (maximum of maxima)."""
+    count = sum(int(p["positive_gap_count"]) for p in parts)
+    total = sum(int(p["gap_total_ns"]) for p in parts)
     return {
-        "positive_gap_count": int(row["positive_gap_count"]),
-        "total_ns": int(row["total_ns"]),
-        "average_ns": None if row["average_ns"] is None else float(row["average_ns"]),
-        "maximum_ns": int(row["maximum_ns"]),
+        "positive_gap_count": count,
+        "total_ns": total,
+        "average_ns": total / count if count else None,
+        "maximum_ns": max((int(p["gap_maximum_ns"]) for p in parts), default=0),
     }
 
 
-def _overlap(row: dict[str, Any] | None, has_launch_trace: bool) -> dict[str, Any] | None:
+def _overlap(row: dict[str, Any], has_launch_trace: bool) -> dict[str, Any] | None:
     if not has_launch_trace:
         return None
-    union = int(row["launch_api_union_ns"]) if row else 0
-    overlap = int(row["launch_api_gpu_overlap_ns"]) if row else 0
+    union = int(row["api_union_ns"] or 0)
+    overlap = union + int(row["kernel_union_ns"]) - int(row["either_union_ns"]) if union else 0
     return {
         "scope": OVERLAP_SCOPE,
         "launch_api_union_ns": union,
@@ -58,11 +60,10 @@ def _components(
 
 def _summary(
     totals: dict[str, Any],
-    gaps: dict[str, Any] | None,
+    gaps: dict[str, Any],
     overlap: dict[str, Any] | None,
     components: list[dict[str, Any]],
     rule_set: RuleSet,
-    has_launch_trace: bool,
 ) -> dict[str, Any]:
     span = int(totals["gpu_span_ns"])
     kernel_time = int(totals["kernel_time_ns"])
@@ -74,8 +75,8 @@ def _summary(
         "kernel_time_ns": kernel_time,
         # Kernel time over span x devices, so a multi-GPU file never shows more than 100% busy.
         "kernel_busy_percent_of_span": 100.0 * kernel_time / (span * devices) if span else None,
-        "launch_gaps": _launch_gaps(gaps),
-        "cpu_gpu_overlap": _overlap(overlap, has_launch_trace),
+        "launch_gaps": gaps,
+        "cpu_gpu_overlap": overlap,
         "components": _components(components, rule_set.components(), kernel_time),
     }
 
@@ -86,16 +87,23 @@ def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSe
     kern_id = capture.kern_exec.trace_id if capture.kern_exec else None
     classify_names(con, rule_set, f"SELECT name FROM kernels WHERE trace_id = {gpu_id}")
     totals = _by_device(run_sql(con, "trace_summary", gpu_trace=gpu_id))
-    gaps = _by_device(run_sql(con, "launch_gaps", gpu_trace=gpu_id))
-    overlap = _by_device(run_sql(con, "cpu_gpu_overlap", gpu_trace=gpu_id, kern_exec_trace=kern_id)) if kern_id else {}
+    devices = [device for device in totals if device is not None]
+    # One timeline query per device; with several devices, one more over all of them for the launch overlap.
+    scopes = devices if len(devices) == 1 else [None, *devices]
+    timelines = {
+        scope: run_sql(con, "timeline", gpu_trace=gpu_id, kern_exec_trace=kern_id, device=scope)[0]
+        for scope in scopes
+    }
+    timelines.setdefault(None, timelines[devices[0]])
     components: dict[str | None, list[dict[str, Any]]] = {}
     for row in run_sql(con, "components", gpu_trace=gpu_id):
         components.setdefault(row.pop("device"), []).append(row)
     has_launches = kern_id is not None
 
     def part(device: str | None) -> dict[str, Any]:
-        return _summary(totals[device], gaps.get(device), overlap.get(device), components.get(device, []),
-                        rule_set, has_launches)
+        gap_parts = [timelines[device]] if device is not None else [timelines[d] for d in devices]
+        return _summary(totals[device], _launch_gaps(gap_parts), _overlap(timelines[device], has_launches),
+                        components.get(device, []), rule_set)
 
     result: dict[str, Any] = {
         "source_gpu_trace": capture.gpu_trace.path,
@@ -108,7 +116,7 @@ def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSe
             for i, role in ((capture.gpu_trace, "gpu_trace"), (capture.kern_exec, "kernel_exec_trace"))
             if i is not None
         ],
-        "devices": {device: part(device) for device in totals if device is not None},
+        "devices": {device: part(device) for device in devices},
         "rule_set": {"path": str(rule_set.directory), "version": rule_set.version,
                      "files": [rule.path.name for rule in rule_set.files]},
         "capture_id": capture.capture_id,

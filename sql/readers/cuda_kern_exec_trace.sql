@@ -13,11 +13,17 @@ SELECT
     tid,
     device_index,
     api_function,
-    TRY_CAST(regexp_split_to_array(trim(grid_xyz), '\s+')[1] AS INTEGER) AS grid_x,
-    TRY_CAST(regexp_split_to_array(trim(grid_xyz), '\s+')[2] AS INTEGER) AS grid_y,
-    TRY_CAST(regexp_split_to_array(trim(grid_xyz), '\s+')[3] AS INTEGER) AS grid_z,
-    TRY_CAST(regexp_split_to_array(trim(block_xyz), '\s+')[1] AS INTEGER) AS block_x,
-    TRY_CAST(regexp_split_to_array(trim(block_xyz), '\s+')[2] AS INTEGER) AS block_y,
-    TRY_CAST(regexp_split_to_array(trim(block_xyz), '\s+')[3] AS INTEGER) AS block_z,
+    TRY_CAST(grid.x AS INTEGER) AS grid_x,
+    TRY_CAST(grid.y AS INTEGER) AS grid_y,
+    TRY_CAST(grid.z AS INTEGER) AS grid_z,
+    TRY_CAST(block.x AS INTEGER) AS block_x,
+    TRY_CAST(block.y AS INTEGER) AS block_y,
+    TRY_CAST(block.z AS INTEGER) AS block_z,
     kernel_name
-FROM {source}
+FROM (
+    -- one regular expression per triple, returning all three numbers at once
+    SELECT *,
+           regexp_extract(grid_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', ['x', 'y', 'z']) AS grid,
+           regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', ['x', 'y', 'z']) AS block
+    FROM {source}
+)

@@ -1,0 +1,43 @@
+-- Launch gaps and CPU-GPU launch overlap of one scope (the whole capture, or one device), from one sort.
+-- Parameters: $gpu_trace, $kern_exec_trace (NULL when there is none), $device (NULL = every device).
+--
+-- Intervals of both kinds are ordered by start. For each interval, the running maximum end of the earlier
+-- intervals of its kind (and of either kind) gives:
+--   * launch gaps: for a kernel, start - latest earlier kernel end when positive (GPU idle before it; zero or
+--     negative when it touches or overlaps an earlier kernel);
+--   * union lengths: sum of max(0, end - max(start, latest earlier end)), per kind and for either kind;
+--   * overlap: |API n kernels| = |API| + |kernels| - |API u kernels|.
+-- API intervals are [API Start, API Start + API Dur] of the kern_exec trace; only kernels count, not memcpy/memset.
+WITH scope_kernels AS (
+    SELECT device_index, start_ns, end_ns
+    FROM kernels
+    WHERE trace_id = $gpu_trace AND ($device IS NULL OR coalesce(device, '(no device)') = $device)
+),
+intervals AS (
+    SELECT 'kernel' AS kind, start_ns AS s, end_ns AS e FROM scope_kernels
+    UNION ALL
+    SELECT 'api', api_start_ns, api_end_ns
+    FROM kernel_launches
+    WHERE trace_id = $kern_exec_trace
+      AND ($device IS NULL OR device_index IN (SELECT DISTINCT device_index FROM scope_kernels))
+),
+reach AS (
+    SELECT kind, s, e,
+           max(e) FILTER (WHERE kind = 'kernel') OVER earlier AS kernel_end,
+           max(e) FILTER (WHERE kind = 'api') OVER earlier    AS api_end,
+           max(e) OVER earlier                                AS either_end
+    FROM intervals
+    WINDOW earlier AS (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
+),
+gaps AS (
+    SELECT *, CASE WHEN kind = 'kernel' AND s > kernel_end THEN s - kernel_end END AS gap_ns FROM reach
+)
+SELECT
+    count(gap_ns)                                                                             AS positive_gap_count,
+    coalesce(sum(gap_ns), 0)                                                                  AS gap_total_ns,
+    coalesce(max(gap_ns), 0)                                                                  AS gap_maximum_ns,
+    sum(greatest(0, e - greatest(s, coalesce(api_end, s)))) FILTER (WHERE kind = 'api')       AS api_union_ns,
+    coalesce(sum(greatest(0, e - greatest(s, coalesce(kernel_end, s)))) FILTER (WHERE kind = 'kernel'), 0)
+                                                                                              AS kernel_union_ns,
+    coalesce(sum(greatest(0, e - greatest(s, coalesce(either_end, s)))), 0)                   AS either_union_ns
+FROM gaps
