@@ -1,10 +1,12 @@
-"""Load classification rule files (SQL) and classify each distinct kernel name once.
+"""Load classification rule files (SQL) and classify the kernels of the current scope.
 
 Contract of a rule file (`*.sql` in the rules folder, run in file-name order):
 - header lines `-- component: NAME | POLICY` declare the components the file may emit, in output order;
-- the body is one SELECT over the relation `kernel_names(name)` returning `name, component, priority`
-  and optionally `sub_component`;
-- per name the row with the lowest priority wins, ties broken by file name; unmatched names are `other`.
+- the body is one SELECT, either a *name rule* over `kernel_names(name)` returning `name, component, priority`,
+  or a *context rule* over `kernel_contexts` (a name with its neighbours on the stream, see
+  sql/rules_engine/kernel_contexts.sql) returning `context_key, component, priority`; both may add `sub_component`;
+- per kernel the matching row with the lowest priority wins, ties broken by file name; unmatched kernels are
+  `other`. Each distinct name (and each distinct context) is classified once, then joined back to the kernels.
 """
 
 from __future__ import annotations
@@ -22,7 +24,7 @@ from nsight_ingest.sqlfiles import default_rules_dir, read_sql
 OTHER = "other"
 OTHER_POLICY = "all unmatched kernels"
 _DECLARATION = re.compile(r"^--\s*component:\s*(?P<name>[A-Za-z0-9_]+)\s*(?:\|\s*(?P<policy>.*?))?\s*$", re.M)
-_REQUIRED = ("name", "component", "priority")
+_CONTEXT_RELATION = re.compile(r"\bkernel_contexts\b")
 
 
 @dataclass(frozen=True)
@@ -32,6 +34,11 @@ class RuleFile:
     path: Path
     sql: str
     declared: tuple[tuple[str, str], ...]
+
+    @property
+    def by_context(self) -> bool:
+        """True for a context rule (it reads `kernel_contexts`)."""
+        return bool(_CONTEXT_RELATION.search(self.sql))
 
 
 @dataclass(frozen=True)
@@ -80,32 +87,49 @@ def _columns(con: duckdb.DuckDBPyConnection, rule: RuleFile) -> list[str]:
         raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
 
 
-def classify_names(con: duckdb.DuckDBPyConnection, rule_set: RuleSet, names_query: str) -> None:
-    """Fill temp table `kernel_classes` (one class per name) and record it in the store's `name_classes`."""
-    con.execute(f"CREATE OR REPLACE TEMP TABLE kernel_names AS SELECT DISTINCT name FROM ({names_query})")
+def _collect(con: duckdb.DuckDBPyConnection, rank: int, rule: RuleFile) -> None:
+    """Run one rule file and add its matches to temp table rule_matches."""
+    key = "context_key" if rule.by_context else "name"
+    columns = _columns(con, rule)
+    missing = [c for c in (key, "component", "priority") if c not in columns]
+    if missing:
+        raise InputError(f"{rule.path}: rule SELECT must return {', '.join(missing)}")
+    sub = "r.sub_component" if "sub_component" in columns else "NULL"
+    if rule.by_context:
+        source = f"SELECT c.name, r.context_key, r.component, {sub}, r.priority FROM ({rule.sql}) r " \
+                 "JOIN kernel_contexts c USING (context_key)"
+    else:
+        source = f"SELECT r.name, NULL, r.component, {sub}, r.priority FROM ({rule.sql}) r"
+    try:
+        con.execute(f"INSERT INTO rule_matches SELECT *, ?, ? FROM ({source})", [rank, rule.path.name])
+    except duckdb.Error as exc:
+        raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
+    declared = sorted({name for name, _ in rule.declared} | {OTHER})
+    stray = con.execute(
+        "SELECT DISTINCT component FROM rule_matches WHERE rule_rank = ? AND NOT list_contains(?, component)",
+        [rank, declared],
+    ).fetchall()
+    if stray:
+        raise InputError(f"{rule.path}: emits undeclared component {stray[0][0]!r}")
+
+
+def classify_scope(con: duckdb.DuckDBPyConnection, rule_set: RuleSet) -> None:
+    """Fill temp table `kernel_classes` (one class per kernel context of the scope) and record name classes."""
+    con.execute("CREATE OR REPLACE TEMP VIEW kernel_names AS SELECT name FROM scope_names")
     con.execute(read_sql("rules_engine/create_matches.sql"))
-    for rank, rule in enumerate(rule_set.files):
-        columns = _columns(con, rule)
-        missing = [c for c in _REQUIRED if c not in columns]
-        if missing:
-            raise InputError(f"{rule.path}: rule SELECT must return {', '.join(missing)}")
-        sub = "sub_component" if "sub_component" in columns else "NULL"
-        try:
-            con.execute(
-                f"INSERT INTO rule_matches SELECT name, component, {sub}, priority, ?, ? FROM ({rule.sql})",
-                [rank, rule.path.name],
-            )
-        except duckdb.Error as exc:
-            raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
-        declared = {name for name, _ in rule.declared} | {OTHER}
-        stray = con.execute(
-            "SELECT DISTINCT component FROM rule_matches WHERE rule_rank = ? AND NOT list_contains(?, component)",
-            [rank, sorted(declared)],
-        ).fetchall()
-        if stray:
-            raise InputError(f"{rule.path}: emits undeclared component {stray[0][0]!r}")
+    ranked = list(enumerate(rule_set.files))
+    for rank, rule in ranked:
+        if not rule.by_context:
+            _collect(con, rank, rule)
+    con.execute(read_sql("rules_engine/pick_name_winners.sql"))
+    if any(rule.by_context for rule in rule_set.files):
+        con.execute(read_sql("rules_engine/kernel_contexts.sql"))
+        for rank, rule in ranked:
+            if rule.by_context:
+                _collect(con, rank, rule)
     con.execute(read_sql("rules_engine/pick_winners.sql"))
     con.execute(
-        "INSERT OR IGNORE INTO name_classes BY NAME SELECT ? AS rule_set_version, * FROM kernel_classes",
+        "INSERT OR IGNORE INTO name_classes BY NAME "
+        "SELECT ? AS rule_set_version, * EXCLUDE (name_id) FROM name_winners",
         [rule_set.version],
     )

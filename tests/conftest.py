@@ -27,7 +27,8 @@ KERN_EXEC_HEADER = (
 
 def kernel_row(start: int, duration: int, name: str, device: str = "NVIDIA H200 (0)", stream: int = 7) -> str:
     """One cuda_gpu_trace kernel row (name quoted)."""
-    return f'{start},{duration},1,1,1,1,128,1,1,32,0.000,0.000,,,,,{device},1,,{stream},"{name}"'
+    quoted = name.replace('"', '""')
+    return f'{start},{duration},1,1,1,1,128,1,1,32,0.000,0.000,,,,,{device},1,,{stream},"{quoted}"'
 
 
 def memop_row(start: int, duration: int, name: str, device: str = "NVIDIA H200 (0)") -> str:

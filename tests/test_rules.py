@@ -7,16 +7,19 @@ import csv
 import pytest
 
 from nsight_ingest import store
+from nsight_ingest.analysis import scope
 from nsight_ingest.errors import InputError
-from nsight_ingest.rules import classify_names, load_rule_set
+from nsight_ingest.rules import classify_scope, load_rule_set
 from tests.conftest import DATA, GPU_HEADER, kernel_row, write
 
 
-def classify(names: list[str], rules_dir=None) -> dict[str, tuple]:
+def classify(tmp_path, names: list[str], rules_dir=None) -> dict[str, tuple]:
+    """Classify names as kernels of a trace, each alone on its own stream (so no neighbours)."""
+    trace = write(tmp_path / "names_cuda_gpu_trace.csv", GPU_HEADER,
+                  [kernel_row(10 * i, 5, name, stream=i) for i, name in enumerate(names)])
     con = store.connect()
-    con.execute("CREATE TEMP TABLE input_names(name VARCHAR)")
-    con.executemany("INSERT INTO input_names VALUES (?)", [[n] for n in names])
-    classify_names(con, load_rule_set(rules_dir), "SELECT name FROM input_names")
+    scope.select(con, store.ingest_capture(con, trace))
+    classify_scope(con, load_rule_set(rules_dir))
     rows = con.execute("SELECT name, component, rule_file, match_count FROM kernel_classes").fetchall()
     return {name: (component, rule_file, matches) for name, component, rule_file, matches in rows}
 
@@ -26,9 +29,9 @@ def corpus() -> list[tuple[str, str, str]]:
         return [tuple(r[:3]) for r in csv.reader(fh, delimiter="\t") if r and not r[0].startswith("#")]
 
 
-def test_default_rules_match_the_golden_corpus():
+def test_default_rules_match_the_golden_corpus(tmp_path):
     rows = corpus()
-    got = classify([name for name, _, _ in rows])
+    got = classify(tmp_path, [name for name, _, _ in rows])
     checked = 0
     for name, expected, group in rows:
         if expected == "context":
@@ -80,8 +83,8 @@ DIALECTS = {
 
 
 @pytest.mark.parametrize(("name", "component"), [*PITFALLS.items(), *DIALECTS.items()])
-def test_pitfalls_and_dialects(name, component):
-    assert classify([name])[name][0] == component
+def test_pitfalls_and_dialects(tmp_path, name, component):
+    assert classify(tmp_path, [name])[name][0] == component
 
 
 def test_winner_is_lowest_priority_then_file_name(tmp_path):
@@ -94,7 +97,7 @@ def test_winner_is_lowest_priority_then_file_name(tmp_path):
     (tmp_path / "c.sql").write_text(
         "-- component: tie | c\nSELECT name, 'tie' AS component, 5 AS priority FROM kernel_names "
         "WHERE name = 'k1'")
-    got = classify(["k1", "k2", "x"], tmp_path)
+    got = classify(tmp_path, ["k1", "k2", "x"], tmp_path)
     assert got["k1"] == ("fast", "a.sql", 2)  # tie at priority 5: a.sql sorts before c.sql
     assert got["k2"] == ("slow", "b.sql", 2)  # priority 1 beats 5
     assert got["x"] == ("other", None, 0)
@@ -111,7 +114,7 @@ def test_winner_is_lowest_priority_then_file_name(tmp_path):
 def test_broken_rule_files_are_reported(tmp_path, text, message):
     (tmp_path / "r.sql").write_text(text)
     with pytest.raises(InputError, match=message):
-        classify(["k"], tmp_path)
+        classify(tmp_path, ["k"], tmp_path)
 
 
 def test_empty_rules_folder(tmp_path):

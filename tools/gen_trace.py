@@ -10,6 +10,7 @@ import argparse
 import csv
 import gzip
 import random
+import re
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -37,6 +38,12 @@ KERN_EXEC_HEADER = [
     "Total Dur (ns)", "PID", "TID", "DevId", "API Function", "GridXYZ", "BlockXYZ", "Kernel Name",
 ]
 MEMOPS = ["[CUDA memcpy Host-to-Device]", "[CUDA memcpy Device-to-Host]", "[CUDA memset]"]
+# Generic kernels whose class the default neighbour rules decide; left out so that a shuffled trace keeps the
+# component each name was drawn for.
+NEIGHBOUR_DEPENDENT = re.compile(
+    r"AbsFunctor<|MaxNanFunctor|MaxOps<|FillFunctor<|DivFunctor|reciprocal|clamp|bfloat16_copy_kernel_cuda"
+    r"|float8_copy_kernel_cuda|MulFunctor|silu_kernel"
+)
 
 
 @dataclass
@@ -57,7 +64,8 @@ def load_names(path: Path = NAMES_TSV) -> dict[str, list[str]]:
     names: dict[str, list[str]] = {}
     with open(path, newline="", encoding="utf-8") as fh:
         for row in csv.reader(fh, delimiter="\t"):
-            if row and not row[0].startswith("#") and row[1] not in ("context", "unclassifiable"):
+            usable = row and not row[0].startswith("#") and row[1] not in ("context", "unclassifiable")
+            if usable and not NEIGHBOUR_DEPENDENT.search(row[0]):
                 names.setdefault(row[1], []).append(row[0])
     return names
 

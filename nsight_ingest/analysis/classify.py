@@ -6,18 +6,16 @@ from typing import Any
 
 import duckdb
 
-from nsight_ingest.analysis import run_sql
-from nsight_ingest.rules import RuleSet, classify_names
+from nsight_ingest.analysis import run_sql, scope
+from nsight_ingest.errors import InputError
+from nsight_ingest.rules import RuleSet, classify_scope
 from nsight_ingest.store import Capture
 
 OVERLAP_SCOPE = "CUDA kernel-launch API intervals intersected with GPU kernel intervals"
+UNASSIGNED = "unassigned"
 
 
-def _by_device(rows: list[dict[str, Any]]) -> dict[str | None, dict[str, Any]]:
-    return {row.pop("device"): row for row in rows}
-
-
-def _launch_gaps(parts: list[dict[str, Any]]) -> dict[str, Any]:
+def launch_gaps(parts: list[dict[str, Any]]) -> dict[str, Any]:
     """Gap statistics of one device, or summed over devices (maximum of maxima)."""
     count = sum(int(p["positive_gap_count"]) for p in parts)
     total = sum(int(p["gap_total_ns"]) for p in parts)
@@ -29,9 +27,7 @@ def _launch_gaps(parts: list[dict[str, Any]]) -> dict[str, Any]:
     }
 
 
-def _overlap(row: dict[str, Any], has_launch_trace: bool) -> dict[str, Any] | None:
-    if not has_launch_trace:
-        return None
+def _overlap(row: dict[str, Any]) -> dict[str, Any]:
     union = int(row["api_union_ns"] or 0)
     overlap = union + int(row["kernel_union_ns"]) - int(row["either_union_ns"]) if union else 0
     return {
@@ -42,30 +38,47 @@ def _overlap(row: dict[str, Any], has_launch_trace: bool) -> dict[str, Any] | No
     }
 
 
-def _components(
-    rows: list[dict[str, Any]], order: list[tuple[str, str]], kernel_time_ns: int
-) -> dict[str, dict[str, Any]]:
-    found = {row["component"]: row for row in rows}
+def _time_entry(time_ns: int, launches: int) -> dict[str, Any]:
+    return {"milliseconds": time_ns / 1e6, "launches": launches}
+
+
+def _components(rows: list[dict[str, Any]], order: list[tuple[str, str]], kernel_time_ns: int) -> dict[str, Any]:
+    """Per component in rule order (zeros included), with sub-components that sum to it when the rules name any."""
     result = {}
     for component, _ in order:
-        row = found.get(component, {"launches": 0, "time_ns": 0})
-        time_ns = int(row["time_ns"])
-        result[component] = {
+        mine = [r for r in rows if r["component"] == component]
+        time_ns = sum(int(r["time_ns"]) for r in mine)
+        entry = {
             "milliseconds": time_ns / 1e6,
             "percent_of_kernel_time": 100.0 * time_ns / kernel_time_ns if kernel_time_ns else None,
-            "launches": int(row["launches"]),
+            "launches": sum(int(r["launches"]) for r in mine),
         }
+        if any(r["sub_component"] for r in mine):
+            ordered = sorted(mine, key=lambda r: (r["sub_component"] is None, -int(r["time_ns"])))
+            entry["sub_components"] = {
+                r["sub_component"] or UNASSIGNED: _time_entry(int(r["time_ns"]), int(r["launches"])) for r in ordered
+            }
+        result[component] = entry
     return result
 
 
-def _summary(
-    totals: dict[str, Any],
-    gaps: dict[str, Any],
-    overlap: dict[str, Any] | None,
-    components: list[dict[str, Any]],
-    rule_set: RuleSet,
-) -> dict[str, Any]:
-    span = int(totals["gpu_span_ns"])
+def launch_api_counts(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
+    """Launch calls of the scope: seed-002 flat `<api>_calls` keys, `launch_api_calls`, graph kernels, coverage."""
+    rows = run_sql(con, "launch_api")
+    coverage = run_sql(con, "launch_coverage")[0]
+    return {
+        "runtime_kernel_launches": sum(int(r["calls"]) for r in rows),
+        **{f"{r['api_function']}_calls": int(r["calls"]) for r in rows},
+        "launch_api_calls": {r["api_function"]: int(r["calls"]) for r in rows},
+        "graph_kernels": sum(int(r["kernels"]) for r in rows if r["is_graph"]),
+        "kernels_without_launch_row": int(coverage["kernels_without_launch_row"]),
+        "launch_rows_without_kernel": int(coverage["launch_rows_without_kernel"]),
+    }
+
+
+def _summary(totals: dict[str, Any], gaps: dict[str, Any], overlap: dict[str, Any] | None,
+             components: list[dict[str, Any]], rule_set: RuleSet) -> dict[str, Any]:
+    span = int(totals["gpu_span_ns"] or 0)
     kernel_time = int(totals["kernel_time_ns"])
     devices = int(totals["device_count"])
     return {
@@ -81,44 +94,54 @@ def _summary(
     }
 
 
-def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet) -> dict[str, Any]:
-    """The classify summary of one capture, with seed-003 keys plus `inputs`, `devices` and `rule_set`."""
-    gpu_id = capture.gpu_trace.trace_id
-    kern_id = capture.kern_exec.trace_id if capture.kern_exec else None
-    classify_names(con, rule_set, f"SELECT name FROM kernels WHERE trace_id = {gpu_id}")
-    totals = _by_device(run_sql(con, "trace_summary", gpu_trace=gpu_id))
+def inputs_block(capture: Capture) -> list[dict[str, Any]]:
+    """`{path, role, sha256, rows}` per input file (and content_sha256 for gzip)."""
+    return [
+        {"path": i.path, "role": role, "sha256": i.sha256, "rows": i.rows}
+        | ({"content_sha256": i.content_sha256} if i.content_sha256 else {})
+        for i, role in ((capture.gpu_trace, "gpu_trace"), (capture.kern_exec, "kernel_exec_trace"))
+        if i is not None
+    ]
+
+
+def rule_set_block(rule_set: RuleSet) -> dict[str, Any]:
+    """Which rules decided the classes: folder, version hash, files."""
+    return {"path": str(rule_set.directory), "version": rule_set.version,
+            "files": [rule.path.name for rule in rule_set.files]}
+
+
+def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
+              window: scope.Window | None = None) -> dict[str, Any]:
+    """The classify summary of one capture (or window), seed-003 keys plus inputs, devices, launch API counts."""
+    scope.select(con, capture, window)
+    classify_scope(con, rule_set)
+    totals = {row.pop("device"): row for row in run_sql(con, "trace_summary")}
+    if not totals.get(None, {}).get("gpu_operation_count"):
+        raise InputError(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     devices = [device for device in totals if device is not None]
     # One timeline query per device; with several devices, one more over all of them for the launch overlap.
     scopes = devices if len(devices) == 1 else [None, *devices]
-    timelines = {
-        scope: run_sql(con, "timeline", gpu_trace=gpu_id, kern_exec_trace=kern_id, device=scope)[0]
-        for scope in scopes
-    }
+    timelines = {device: run_sql(con, "timeline", device=device)[0] for device in scopes}
     timelines.setdefault(None, timelines[devices[0]])
     components: dict[str | None, list[dict[str, Any]]] = {}
-    for row in run_sql(con, "components", gpu_trace=gpu_id):
+    for row in run_sql(con, "components"):
         components.setdefault(row.pop("device"), []).append(row)
-    has_launches = kern_id is not None
+    has_launches = capture.kern_exec is not None
 
     def part(device: str | None) -> dict[str, Any]:
         gap_parts = [timelines[device]] if device is not None else [timelines[d] for d in devices]
-        return _summary(totals[device], _launch_gaps(gap_parts), _overlap(timelines[device], has_launches),
-                        components.get(device, []), rule_set)
+        overlap = _overlap(timelines[device]) if has_launches else None
+        return _summary(totals[device], launch_gaps(gap_parts), overlap, components.get(device, []), rule_set)
 
-    result: dict[str, Any] = {
+    return {
         "source_gpu_trace": capture.gpu_trace.path,
         "source_kernel_exec_trace": capture.kern_exec.path if capture.kern_exec else None,
+        **({"window": window.label} if window else {}),
         **part(None),
         "classification_policy": dict(rule_set.components()),
-        "inputs": [
-            {"path": i.path, "role": role, "sha256": i.sha256, "rows": i.rows}
-            | ({"content_sha256": i.content_sha256} if i.content_sha256 else {})
-            for i, role in ((capture.gpu_trace, "gpu_trace"), (capture.kern_exec, "kernel_exec_trace"))
-            if i is not None
-        ],
+        "launch_api": launch_api_counts(con) if has_launches else None,
+        "inputs": inputs_block(capture),
         "devices": {device: part(device) for device in devices},
-        "rule_set": {"path": str(rule_set.directory), "version": rule_set.version,
-                     "files": [rule.path.name for rule in rule_set.files]},
+        "rule_set": rule_set_block(rule_set),
         "capture_id": capture.capture_id,
     }
-    return result

@@ -1,11 +1,11 @@
--- Kernel time and launches per component (from temp table kernel_classes), per device and whole file (device NULL).
--- Parameter: $gpu_trace.
+-- Kernel time and launches per (component, sub-component) of the scope, per device and for the whole scope
+-- (device NULL). Classes come from temp table kernel_classes (rules.classify_scope).
 SELECT
     CASE WHEN grouping(k.device) = 1 THEN NULL ELSE k.device END AS device,
     c.component,
-    count(*)            AS launches,
-    sum(k.duration_ns)  AS time_ns
-FROM (SELECT coalesce(device, '(no device)') AS device, name, duration_ns
-      FROM kernels WHERE trace_id = $gpu_trace) k
-JOIN kernel_classes c ON c.name = k.name
-GROUP BY GROUPING SETS ((k.device, c.component), (c.component))
+    c.sub_component,
+    count(*)                 AS launches,
+    sum(k.duration_ns)       AS time_ns
+FROM scope_kernels k
+JOIN kernel_classes c USING (context_key)
+GROUP BY GROUPING SETS ((k.device, c.component, c.sub_component), (c.component, c.sub_component))

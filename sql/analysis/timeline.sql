@@ -1,5 +1,5 @@
 -- Launch gaps and CPU-GPU launch overlap of one scope (the whole capture, or one device), from one sort.
--- Parameters: $gpu_trace, $kern_exec_trace (NULL when there is none), $device (NULL = every device).
+-- Reads the scope (scope_kernels, scope_launches). Parameter: $device (NULL = every device of the scope).
 --
 -- Intervals of both kinds are ordered by start. For each interval, the running maximum end of the earlier
 -- intervals of its kind (and of either kind) gives:
@@ -8,18 +8,15 @@
 --   * union lengths: sum of max(0, end - max(start, latest earlier end)), per kind and for either kind;
 --   * overlap: |API n kernels| = |API| + |kernels| - |API u kernels|.
 -- API intervals are [API Start, API Start + API Dur] of the kern_exec trace; only kernels count, not memcpy/memset.
-WITH scope_kernels AS (
-    SELECT device_index, start_ns, end_ns
-    FROM kernels
-    WHERE trace_id = $gpu_trace AND ($device IS NULL OR coalesce(device, '(no device)') = $device)
+WITH device_kernels AS (
+    SELECT device_index, start_ns, end_ns FROM scope_kernels WHERE $device IS NULL OR device = $device
 ),
 intervals AS (
-    SELECT 'kernel' AS kind, start_ns AS s, end_ns AS e FROM scope_kernels
+    SELECT 'kernel' AS kind, start_ns AS s, end_ns AS e FROM device_kernels
     UNION ALL
     SELECT 'api', api_start_ns, api_end_ns
-    FROM kernel_launches
-    WHERE trace_id = $kern_exec_trace
-      AND ($device IS NULL OR device_index IN (SELECT DISTINCT device_index FROM scope_kernels))
+    FROM scope_launches
+    WHERE $device IS NULL OR device_index IN (SELECT DISTINCT device_index FROM device_kernels)
 ),
 reach AS (
     SELECT kind, s, e,

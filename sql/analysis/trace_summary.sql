@@ -1,12 +1,11 @@
--- Span, operation counts and kernel time of one cuda_gpu_trace, per device and for the whole file.
--- Parameter: $gpu_trace (traces.trace_id). The whole-file row has device NULL.
+-- Span, operation counts and kernel time of the scope, per device and for the whole scope (device NULL).
 SELECT
-    CASE WHEN grouping(device) = 1 THEN NULL ELSE device END AS device,
-    max(end_ns) - min(start_ns)                                 AS gpu_span_ns,
-    count(*)                                                    AS gpu_operation_count,
-    count(*) FILTER (WHERE op_kind = 'kernel')                  AS kernel_count,
-    coalesce(sum(duration_ns) FILTER (WHERE op_kind = 'kernel'), 0) AS kernel_time_ns,
-    count(DISTINCT device)                                      AS device_count
-FROM (SELECT coalesce(device, '(no device)') AS device, * EXCLUDE (device) FROM gpu_ops WHERE trace_id = $gpu_trace)
+    CASE WHEN grouping(device) = 1 THEN NULL ELSE device END         AS device,
+    max(end_ns) - min(start_ns)                                       AS gpu_span_ns,
+    count(*)                                                          AS gpu_operation_count,
+    count(*) FILTER (WHERE op_kind = 'kernel')                        AS kernel_count,
+    coalesce(sum(duration_ns) FILTER (WHERE op_kind = 'kernel'), 0)   AS kernel_time_ns,
+    count(DISTINCT device)                                            AS device_count
+FROM (SELECT coalesce(device, '(no device)') AS device, op_kind, start_ns, end_ns, duration_ns FROM scope_ops)
 GROUP BY GROUPING SETS ((device), ())
 ORDER BY device NULLS FIRST

@@ -1,7 +1,7 @@
 -- component: nvfp4_packing | absmax, final-scale, zero-fill and NVFP4 quantization kernels
 -- NVFP4 activation quantization/packing by name. Generic absmax / scale / zero-fill kernels (AbsFunctor,
--- MaxNanFunctor reductions, FillFunctor) can only be placed by their neighbours and are not claimed here.
-SELECT name, 'nvfp4_packing' AS component, 30 AS priority
+-- MaxNanFunctor reductions, FillFunctor) can only be placed by their neighbours: 70_nvfp4_neighbours.sql.
+SELECT name, 'nvfp4_packing' AS component, 'activation_pack' AS sub_component, 30 AS priority
 FROM kernel_names
 WHERE regexp_matches(name, '(^|[^A-Za-z0-9_])(silu_mul_)?cvt_fp16_to_fp4(<|\(|$)')
    OR regexp_matches(name, '(^|[^A-Za-z0-9_])(SiluAndMul|Scaled)?Fp4QuantKernel')

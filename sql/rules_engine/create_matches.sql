@@ -1,6 +1,8 @@
--- Every (name, rule) match before winners are picked; filled one rule file at a time.
+-- Every rule match before winners are picked; filled one rule file at a time.
+-- Name rules leave context_key NULL (they hold wherever the name appears); context rules set it.
 CREATE OR REPLACE TEMP TABLE rule_matches (
     name           VARCHAR,
+    context_key    UBIGINT,
     component      VARCHAR,
     sub_component  VARCHAR,
     priority       INTEGER,

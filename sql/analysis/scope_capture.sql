@@ -1,0 +1,5 @@
+-- The scope every analysis reads: a whole capture. {gpu_trace} and {kern_exec_trace} are trace ids (or NULL).
+CREATE OR REPLACE TEMP VIEW scope_ops AS
+    SELECT * FROM gpu_ops WHERE trace_id = {gpu_trace};
+CREATE OR REPLACE TEMP VIEW scope_launches AS
+    SELECT * FROM kernel_launches WHERE trace_id = {kern_exec_trace};
