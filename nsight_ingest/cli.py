@@ -31,35 +31,72 @@ def _warn(message: str) -> None:
     print(f"nsight-ingest: {message}", file=sys.stderr)
 
 
-@app.command()
-def classify(
-    gpu_trace: Annotated[str, typer.Argument(help="nsys cuda_gpu_trace CSV (.csv or .csv.gz)")],
-    kern_exec: Annotated[
-        str | None, typer.Option("--kern-exec", help="cuda_kern_exec_trace CSV; default: the sibling file")
-    ] = None,
-    rules: Annotated[
-        Path | None, typer.Option("--rules", help="folder of rule .sql files replacing the defaults")
-    ] = None,
-    db: Annotated[str | None, typer.Option("--db", help="persist the store to this DuckDB file")] = None,
-    fmt: Annotated[Format, typer.Option("--format", help="output format")] = Format.json,
-) -> None:
-    """Where the kernel time goes, by component, with launch gaps and CPU-GPU launch overlap."""
-    from nsight_ingest import report, store
-    from nsight_ingest.analysis import classify as analysis
-    from nsight_ingest.readers.source import sibling
+GpuTrace = Annotated[str, typer.Argument(help="nsys cuda_gpu_trace CSV (.csv or .csv.gz)")]
+KernExec = Annotated[
+    str | None, typer.Option("--kern-exec", help="cuda_kern_exec_trace CSV; default: the sibling file")
+]
+Rules = Annotated[Path | None, typer.Option("--rules", help="folder of rule .sql files replacing the defaults")]
+Db = Annotated[str | None, typer.Option("--db", help="persist the store to this DuckDB file")]
+Nvtx = Annotated[str | None, typer.Option("--nvtx", help="only kernels launched inside NVTX ranges of this name")]
+NvtxTrace = Annotated[
+    str | None, typer.Option("--nvtx-trace", help="nvtx_pushpop_trace CSV; default: the sibling file")
+]
+TimeRange = Annotated[str | None, typer.Option("--range", help="only kernels launched in START_NS:END_NS")]
+PerNvtx = Annotated[
+    str | None, typer.Option("--per-nvtx", help="one result per NVTX range whose name matches this regex")
+]
+Fmt = Annotated[Format, typer.Option("--format", help="output format")]
+
+
+def _execute(request, db: str | None, rules: Path | None, analyse) -> dict:
+    """Open the store, run `analyse(con, capture, rule_set, window)` per window, print warnings."""
+    from nsight_ingest import pipeline, store
     from nsight_ingest.rules import load_rule_set
 
     rule_set = load_rule_set(rules)
-    found = kern_exec or sibling(gpu_trace, "cuda_kern_exec_trace")
     con = store.connect(db)
-    capture = store.ingest_capture(con, gpu_trace, found)
-    if found is None:
-        _warn(f"no sibling cuda_kern_exec_trace for {gpu_trace}: cpu_gpu_overlap is null")
-    result = analysis.summarize(con, capture, rule_set)
+    result = pipeline.run(con, request, lambda c, capture, window: analyse(c, capture, rule_set, window))
+    for warning in request.warnings:
+        _warn(warning)
+    return result
+
+
+def _print(result: dict, fmt: Format, table) -> None:
+    from nsight_ingest import report
+
     if fmt is Format.json:
         print(report.to_json(result))
     else:
-        report.print_classify(result)
+        for part in result.get("windows", [result]):
+            table(part)
+
+
+@app.command()
+def classify(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = None, db: Db = None,
+             nvtx: Nvtx = None, nvtx_trace: NvtxTrace = None, time_range: TimeRange = None,
+             per_nvtx: PerNvtx = None, fmt: Fmt = Format.json) -> None:
+    """Where the kernel time goes, by component, with launch gaps and CPU-GPU launch overlap."""
+    from nsight_ingest import pipeline, report
+    from nsight_ingest.analysis.classify import summarize
+
+    request = pipeline.Request(gpu_trace, kern_exec, nvtx_trace, nvtx, time_range, per_nvtx)
+    _print(_execute(request, db, rules, summarize), fmt, report.print_classify)
+
+
+@app.command()
+def launches(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = None, db: Db = None,
+             nvtx: Nvtx = None, nvtx_trace: NvtxTrace = None, time_range: TimeRange = None,
+             per_nvtx: PerNvtx = None,
+             top: Annotated[int, typer.Option("--top", min=1, help="how many of the largest gaps to list")] = 10,
+             fmt: Fmt = Format.json) -> None:
+    """Why the GPU waits: gap anatomy, launch-call latency, queueing and CPU starvation."""
+    from functools import partial
+
+    from nsight_ingest import pipeline, report
+    from nsight_ingest.analysis.launches import analyse
+
+    request = pipeline.Request(gpu_trace, kern_exec, nvtx_trace, nvtx, time_range, per_nvtx)
+    _print(_execute(request, db, rules, partial(analyse, top=top)), fmt, report.print_launches)
 
 
 @app.command()

@@ -28,3 +28,7 @@ def explain_duckdb_csv_error(path: str, error: Exception) -> InputError:
         reason += " (row truncated or malformed)"
     where = f" line {line.group(1)}:" if line else ""
     return InputError(f"{path}:{where} {reason}")
+
+
+class EmptyScope(InputError):
+    """The capture or window holds nothing to analyse."""

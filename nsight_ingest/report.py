@@ -6,6 +6,7 @@ import json
 from typing import Any
 
 from rich.console import Console
+from rich.markup import escape
 from rich.table import Table
 
 
@@ -25,7 +26,7 @@ def _pct(value: float | None) -> str:
 def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:
     gaps = s["launch_gaps"]
     lines = [
-        f"[bold]{title}[/bold]",
+        f"[bold]{escape(title)}[/bold]",
         f"GPU span {_ms(s['gpu_span_ns'])} ms | {s['gpu_operation_count']} GPU ops | {s['kernel_count']} kernels"
         f" | kernel time {_ms(s['kernel_time_ns'])} ms ({_pct(s['kernel_busy_percent_of_span'])} busy)",
         f"Launch gaps: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])} ms,"
@@ -52,15 +53,24 @@ def _components_table(components: dict[str, Any], policy: dict[str, str] | None)
     if policy is not None:
         table.add_column("policy", overflow="fold")
     for name, c in components.items():
-        cells = [name, f"{c['milliseconds']:,.3f}", _pct(c["percent_of_kernel_time"]), str(c["launches"])]
+        cells = [escape(name), f"{c['milliseconds']:,.3f}", _pct(c["percent_of_kernel_time"]), str(c["launches"])]
         table.add_row(*cells, *([policy.get(name, "")] if policy is not None else []))
+        for sub, s in c.get("sub_components", {}).items():
+            share = 100.0 * s["milliseconds"] / c["milliseconds"] if c["milliseconds"] else None
+            table.add_row(f"  {sub}", f"{s['milliseconds']:,.3f}", f"({_pct(share)})", str(s["launches"]),
+                          *([""] if policy is not None else []))
     return table
+
+
+def _title(command: str, result: dict[str, Any]) -> str:
+    window = f" [{result['window']}]" if "window" in result else ""
+    return f"{command} {result['source_gpu_trace']}{window}"
 
 
 def print_classify(result: dict[str, Any], console: Console | None = None) -> None:
     """The classify summary as text tables, one block per device when there are several."""
     console = console or Console(width=140)
-    title = f"classify {result['source_gpu_trace']}"
+    title = _title("classify", result)
     for line in _summary_lines(title, result):
         console.print(line, highlight=False)
     console.print(_components_table(result["components"], result["classification_policy"]))
@@ -73,7 +83,8 @@ def print_classify(result: dict[str, Any], console: Console | None = None) -> No
     inputs = ", ".join(
         f"{i['role']}={i['path']} ({i['rows']} rows, sha256 {i['sha256'][:12]})" for i in result["inputs"]
     )
-    console.print(f"inputs: {inputs}; rules {result['rule_set']['version']}", highlight=False, soft_wrap=True)
+    console.print(escape(f"inputs: {inputs}; rules {result['rule_set']['version']}"), highlight=False,
+                  soft_wrap=True)
 
 
 def print_rows(columns: list[str], rows: list[tuple], console: Console | None = None) -> None:
@@ -83,5 +94,49 @@ def print_rows(columns: list[str], rows: list[tuple], console: Console | None = 
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
-        table.add_row(*("NULL" if v is None else str(v) for v in row))
+        table.add_row(*("NULL" if v is None else escape(str(v)) for v in row))
     console.print(table)
+
+
+def _percentile_cells(block: dict[str, Any] | None) -> list[str]:
+    block = block or {}
+    return [_ms(block.get(k)) for k in ("p50_ns", "p90_ns", "p99_ns", "max_ns")]
+
+
+def print_launches(result: dict[str, Any], console: Console | None = None) -> None:
+    """The launch analysis as text tables."""
+    console = console or Console(width=160)
+    console.print(f"[bold]{escape(_title('launches', result))}[/bold]", highlight=False)
+    gaps = result["gaps"]
+    console.print(f"GPU idle gaps between kernels: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])}"
+                  f" ms; p50/p90/p99/max {' / '.join(_percentile_cells(gaps))} ms", highlight=False)
+    if result.get("launch_api_calls") is not None:
+        calls = ", ".join(f"{api} {n}" for api, n in result["launch_api_calls"].items())
+        console.print(f"Launch calls: {result['runtime_kernel_launches']} ({calls}); graph kernels"
+                      f" {result['graph_kernels']}; kernels without launch row {result['kernels_without_launch_row']}",
+                      highlight=False)
+        console.print(f"CPU-starved kernels (launch call ended after the GPU went idle): "
+                      f"{_pct(result['cpu_starved_kernel_percent'])} of {result['kernels_considered']}",
+                      highlight=False)
+        latency = Table(title="launch call duration (ms)", show_edge=False)
+        for column in ("api", "calls", "p50", "p90", "p99", "max"):
+            latency.add_column(column, justify="left" if column == "api" else "right")
+        for api, block in result["api_duration_ns"].items():
+            latency.add_row(api, str(block["calls"]), *_percentile_cells(block))
+        queue = result["queue_delay_ns"]
+        latency.add_row("queue delay", f"{queue['queued_kernels']} queued", *_percentile_cells(queue))
+        console.print(latency)
+    largest = Table(title="largest gaps", show_edge=False)
+    for column in ("gap ms", "before", "after"):
+        largest.add_column(column, overflow="fold", justify="right" if column == "gap ms" else "left")
+    for gap in result["largest_gaps"]:
+        largest.add_row(_ms(gap["gap_ns"]), escape(f"[{gap['before_component']}] {gap['before'][:70]}"),
+                        escape(f"[{gap['after_component']}] {gap['after'][:70]}"))
+    console.print(largest)
+    pairs = Table(title="idle time by component pair", show_edge=False)
+    for column in ("before -> after", "gaps", "total ms"):
+        pairs.add_column(column, justify="left" if column.startswith("before") else "right")
+    for pair in result["gaps_by_component_pair"][:15]:
+        pairs.add_row(f"{pair['before_component']} -> {pair['after_component']}", str(pair["gaps"]),
+                      _ms(pair["total_ns"]))
+    console.print(pairs)

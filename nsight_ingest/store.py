@@ -94,19 +94,25 @@ class Capture:
 
     capture_id: int
     gpu_trace: Ingested
-    kern_exec: Ingested | None
+    kern_exec: Ingested | None = None
+    nvtx: Ingested | None = None
 
-    def inputs(self) -> list[Ingested]:
-        """Every stored input file of the capture."""
-        return [i for i in (self.gpu_trace, self.kern_exec) if i is not None]
+    def roles(self) -> list[tuple[Ingested, str]]:
+        """Every stored input file of the capture with its role."""
+        files = ((self.gpu_trace, "gpu_trace"), (self.kern_exec, "kernel_exec_trace"), (self.nvtx, "nvtx_trace"))
+        return [(i, role) for i, role in files if i is not None]
 
 
 def ingest_capture(
-    con: duckdb.DuckDBPyConnection, gpu_trace: str | Path, kern_exec: str | Path | None = None
+    con: duckdb.DuckDBPyConnection,
+    gpu_trace: str | Path,
+    kern_exec: str | Path | None = None,
+    nvtx: str | Path | None = None,
 ) -> Capture:
-    """Ingest a cuda_gpu_trace and optional kern_exec trace and record them as one capture."""
+    """Ingest a cuda_gpu_trace with its optional kern_exec and NVTX traces and record them as one capture."""
     gpu = ingest(con, gpu_trace, "cuda_gpu_trace")
     launches = ingest(con, kern_exec, "cuda_kern_exec_trace") if kern_exec is not None else None
+    ranges = ingest(con, nvtx, "nvtx_pushpop_trace") if nvtx is not None else None
     kern_id = launches.trace_id if launches else None
     row = con.execute(
         "SELECT capture_id FROM captures WHERE gpu_trace_id = ? AND kern_exec_trace_id IS NOT DISTINCT FROM ?",
@@ -117,4 +123,6 @@ def ingest_capture(
             "INSERT INTO captures VALUES (nextval('capture_id_seq'), ?, ?, NULL, NULL) RETURNING capture_id",
             [gpu.trace_id, kern_id],
         ).fetchone()
-    return Capture(row[0], gpu, launches)
+    if ranges is not None:
+        con.execute("UPDATE captures SET nvtx_trace_id = ? WHERE capture_id = ?", [ranges.trace_id, row[0]])
+    return Capture(row[0], gpu, launches, ranges)

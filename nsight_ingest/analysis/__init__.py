@@ -6,7 +6,9 @@ from typing import Any
 
 import duckdb
 
+from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlfiles import read_sql
+from nsight_ingest.store import Capture
 
 
 def run_sql(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -14,3 +16,29 @@ def run_sql(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[di
     cursor = con.execute(read_sql(f"analysis/{name}.sql"), params)
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def run_script(con: duckdb.DuckDBPyConnection, name: str) -> None:
+    """Run `sql/analysis/<name>.sql` for its side effect (it creates temp tables)."""
+    con.execute(read_sql(f"analysis/{name}.sql"))
+
+
+def inputs_block(capture: Capture) -> list[dict[str, Any]]:
+    """`{path, role, sha256, rows}` per input file (and content_sha256 for gzip)."""
+    return [
+        {"path": i.path, "role": role, "sha256": i.sha256, "rows": i.rows}
+        | ({"content_sha256": i.content_sha256} if i.content_sha256 else {})
+        for i, role in capture.roles()
+    ]
+
+
+def rule_set_block(rule_set: RuleSet) -> dict[str, Any]:
+    """Which rules decided the classes: folder, version hash, files."""
+    return {"path": str(rule_set.directory), "version": rule_set.version,
+            "files": [rule.path.name for rule in rule_set.files]}
+
+
+def percentiles(row: dict[str, Any] | None) -> dict[str, float | None]:
+    """The p50/p90/p99/max columns of a row as a JSON block (None when there were no values)."""
+    row = row or {}
+    return {key: None if row.get(key) is None else float(row[key]) for key in ("p50_ns", "p90_ns", "p99_ns", "max_ns")}

@@ -6,8 +6,8 @@ from typing import Any
 
 import duckdb
 
-from nsight_ingest.analysis import run_sql, scope
-from nsight_ingest.errors import InputError
+from nsight_ingest.analysis import inputs_block, rule_set_block, run_sql, scope
+from nsight_ingest.errors import EmptyScope
 from nsight_ingest.rules import RuleSet, classify_scope
 from nsight_ingest.store import Capture
 
@@ -94,22 +94,6 @@ def _summary(totals: dict[str, Any], gaps: dict[str, Any], overlap: dict[str, An
     }
 
 
-def inputs_block(capture: Capture) -> list[dict[str, Any]]:
-    """`{path, role, sha256, rows}` per input file (and content_sha256 for gzip)."""
-    return [
-        {"path": i.path, "role": role, "sha256": i.sha256, "rows": i.rows}
-        | ({"content_sha256": i.content_sha256} if i.content_sha256 else {})
-        for i, role in ((capture.gpu_trace, "gpu_trace"), (capture.kern_exec, "kernel_exec_trace"))
-        if i is not None
-    ]
-
-
-def rule_set_block(rule_set: RuleSet) -> dict[str, Any]:
-    """Which rules decided the classes: folder, version hash, files."""
-    return {"path": str(rule_set.directory), "version": rule_set.version,
-            "files": [rule.path.name for rule in rule_set.files]}
-
-
 def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
               window: scope.Window | None = None) -> dict[str, Any]:
     """The classify summary of one capture (or window), seed-003 keys plus inputs, devices, launch API counts."""
@@ -117,7 +101,7 @@ def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSe
     classify_scope(con, rule_set)
     totals = {row.pop("device"): row for row in run_sql(con, "trace_summary")}
     if not totals.get(None, {}).get("gpu_operation_count"):
-        raise InputError(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
+        raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     devices = [device for device in totals if device is not None]
     # One timeline query per device; with several devices, one more over all of them for the launch overlap.
     scopes = devices if len(devices) == 1 else [None, *devices]
