@@ -126,3 +126,23 @@ def test_window_errors(capture, run_cli, args, message):
     result = run_cli("classify", capture, *args)
     assert result.code == 2
     assert message in result.err and len(result.err.strip().splitlines()) == 1
+
+
+def test_per_device_and_per_stream(tmp_path, run_cli):
+    a, b = "GPU A (0)", "GPU B (1)"
+    gpu = write(tmp_path / "multi_cuda_gpu_trace.csv", GPU_HEADER, [
+        kernel_row(0, 100, OTHER, device=a, stream=7),     # dev A stream 7 [0,100)
+        kernel_row(150, 50, OTHER, device=a, stream=8),    # dev A stream 8 [150,200): device gap 50
+        kernel_row(400, 100, OTHER, device=a, stream=7),   # dev A stream 7 [400,500): device gap 200, stream gap 300
+        kernel_row(10, 10, NORM, device=b, stream=7),      # dev B [10,20)
+        kernel_row(30, 10, NORM, device=b, stream=7),      # dev B [30,40): gap 10
+    ])
+    out = run_cli("launches", gpu).json()
+    assert out["launch_api_calls"] is None and out["cpu_starved_kernel_percent"] is None
+    assert out["gaps"]["positive_gap_count"] == 3 and out["gaps"]["total_ns"] == 260
+    assert out["devices"][a]["gaps"]["total_ns"] == 250 and out["devices"][a]["gaps"]["max_ns"] == 200
+    assert out["devices"][b]["gaps"]["total_ns"] == 10
+    streams = {(s["device"], s["stream_id"]): s for s in out["streams"]}
+    assert streams[(a, 7)]["gaps"]["total_ns"] == 300 and streams[(a, 7)]["kernel_time_ns"] == 200
+    assert streams[(a, 8)]["gaps"]["positive_gap_count"] == 0 and streams[(a, 8)]["kernel_count"] == 1
+    assert streams[(b, 7)]["gaps"]["p50_ns"] == 10.0

@@ -1,7 +1,8 @@
 """Deterministic generator of nsys cuda_gpu_trace + cuda_kern_exec_trace CSVs from real kernel names.
 
 `seed_like` writes a capture shaped like seeds/003 (launch counts 250/200/800/202/100/1192 per component);
-`--rows N` scales the same mix up for benchmarks. Returns the ground truth it wrote, computed while writing.
+`--rows N` repeats that block for benchmarks, as a model's layers repeat. Returns the ground truth it wrote,
+counted while writing.
 """
 
 from __future__ import annotations
@@ -75,32 +76,34 @@ def _open(path: Path, compress: bool):
                                                                                        encoding="utf-8")
 
 
-def generate(out_dir: Path, prefix: str, plan: dict[str, tuple[int, float]], memops: int, *, seed: int = 3,
-             compress: bool = False) -> Truth:
-    """Write `<prefix>_cuda_gpu_trace.csv` and its kern_exec sibling with exactly the planned launches."""
+def generate(out_dir: Path, prefix: str, plan: dict[str, tuple[int, float]], memops: int, *, repeats: int = 1,
+             seed: int = 3, compress: bool = False) -> Truth:
+    """Write `<prefix>_cuda_gpu_trace.csv` and its kern_exec sibling: one shuffled block with exactly the planned
+    launches, repeated `repeats` times (as a model's layers repeat) with fresh durations and gaps each time."""
     rng = random.Random(seed)
     names = load_names()
     suffix = ".csv.gz" if compress else ".csv"
     truth = Truth(out_dir / f"{prefix}_cuda_gpu_trace{suffix}", out_dir / f"{prefix}_cuda_kern_exec_trace{suffix}")
     order = [c for c, (count, _) in plan.items() for _ in range(count)] + ["memop"] * memops
     rng.shuffle(order)
+    block = [(c, rng.choice(MEMOPS if c == "memop" else names[c])) for c in order]
     mean_ns = {c: total_ms * 1e6 / count for c, (count, total_ms) in plan.items() if count}
     clock = 1_000_000
     with _open(truth.gpu_trace, compress) as gpu_fh, _open(truth.kern_exec, compress) as exec_fh:
         gpu, launches = csv.writer(gpu_fh, lineterminator="\n"), csv.writer(exec_fh, lineterminator="\n")
         gpu.writerow(GPU_HEADER)
         launches.writerow(KERN_EXEC_HEADER)
-        for corr_id, component in enumerate(order, start=100):
+        corr_id = 100
+        for component, name in block * repeats:
+            corr_id += 1
             clock += rng.randint(1_000, 8_000)  # launch gap
             truth.first_start_ns = truth.first_start_ns or clock
             if component == "memop":
                 duration = rng.randint(1_000, 3_000)
-                name = rng.choice(MEMOPS)
                 gpu.writerow([clock, duration, corr_id, "", "", "", "", "", "", "", "", "", "0.131", "11010.703",
                               "Pageable", "Device", "NVIDIA GB10 (0)", 1, "", 7, name])
             else:
                 duration = max(1, round(mean_ns[component] * rng.uniform(0.8, 1.2)))
-                name = rng.choice(names[component])
                 grid = (rng.choice([1, 64, 148, 2048]), rng.choice([1, 8, 24]), 1)
                 api = "cuLaunchKernelEx" if component == "nvfp4_gemms" else "cudaLaunchKernel"
                 api_dur = rng.randint(2_000, 20_000)
@@ -117,11 +120,10 @@ def generate(out_dir: Path, prefix: str, plan: dict[str, tuple[int, float]], mem
     return truth
 
 
-def seed_like(out_dir: Path, prefix: str = "seed003", *, scale: int = 1, seed: int = 3,
+def seed_like(out_dir: Path, prefix: str = "seed003", *, repeats: int = 1, seed: int = 3,
               compress: bool = False) -> Truth:
-    """A capture with seed 003's launch mix, `scale` times over."""
-    plan = {c: (count * scale, ms * scale) for c, (count, ms) in SEED_003.items()}
-    return generate(out_dir, prefix, plan, SEED_003_MEMOPS * scale, seed=seed, compress=compress)
+    """A capture with seed 003's launch mix in one block, repeated `repeats` times."""
+    return generate(out_dir, prefix, SEED_003, SEED_003_MEMOPS, repeats=repeats, seed=seed, compress=compress)
 
 
 def main() -> None:
@@ -133,8 +135,8 @@ def main() -> None:
     parser.add_argument("--gzip", action="store_true")
     args = parser.parse_args()
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    scale = max(1, round(args.rows / (sum(c for c, _ in SEED_003.values()) + SEED_003_MEMOPS)))
-    truth = seed_like(args.out_dir, args.prefix, scale=scale, compress=args.gzip)
+    repeats = max(1, round(args.rows / (sum(c for c, _ in SEED_003.values()) + SEED_003_MEMOPS)))
+    truth = seed_like(args.out_dir, args.prefix, repeats=repeats, compress=args.gzip)
     print(f"wrote {truth.operations} GPU operations to {truth.gpu_trace} and {truth.kern_exec}")
 
 
