@@ -46,6 +46,10 @@ PerNvtx = Annotated[
     str | None, typer.Option("--per-nvtx", help="one result per NVTX range whose name matches this regex")
 ]
 Fmt = Annotated[Format, typer.Option("--format", help="output format")]
+NcuFiles = Annotated[list[str] | None, typer.Option("--ncu", help="ncu --csv export (raw or details); repeatable")]
+LatencyBelow = Annotated[float, typer.Option("--latency-below", help="both throughputs below this %: latency bound")]
+BoundAtLeast = Annotated[float, typer.Option("--bound-at-least", help="compute/memory bound needs at least this %")]
+Dominance = Annotated[float, typer.Option("--dominance", help="... and more than this times the other throughput")]
 
 
 def _execute(request, db: str | None, rules: Path | None, analyse) -> dict:
@@ -74,13 +78,18 @@ def _print(result: dict, fmt: Format, table) -> None:
 @app.command()
 def classify(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = None, db: Db = None,
              nvtx: Nvtx = None, nvtx_trace: NvtxTrace = None, time_range: TimeRange = None,
-             per_nvtx: PerNvtx = None, fmt: Fmt = Format.json) -> None:
+             per_nvtx: PerNvtx = None, ncu: NcuFiles = None, latency_below: LatencyBelow = 60.0,
+             bound_at_least: BoundAtLeast = 70.0, dominance: Dominance = 1.2, fmt: Fmt = Format.json) -> None:
     """Where the kernel time goes, by component, with launch gaps and CPU-GPU launch overlap."""
+    from functools import partial
+
     from nsight_ingest import pipeline, report
     from nsight_ingest.analysis.classify import summarize
+    from nsight_ingest.analysis.ncu import Thresholds
 
-    request = pipeline.Request(gpu_trace, kern_exec, nvtx_trace, nvtx, time_range, per_nvtx)
-    _print(_execute(request, db, rules, summarize), fmt, report.print_classify)
+    request = pipeline.Request(gpu_trace, kern_exec, nvtx_trace, nvtx, time_range, per_nvtx, tuple(ncu or ()))
+    analyse = partial(summarize, thresholds=Thresholds(latency_below, bound_at_least, dominance))
+    _print(_execute(request, db, rules, analyse), fmt, report.print_classify)
 
 
 @app.command()
@@ -97,6 +106,30 @@ def launches(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = Non
 
     request = pipeline.Request(gpu_trace, kern_exec, nvtx_trace, nvtx, time_range, per_nvtx)
     _print(_execute(request, db, rules, partial(analyse, top=top)), fmt, report.print_launches)
+
+
+@app.command(name="ncu")
+def ncu_command(
+    files: Annotated[list[str], typer.Argument(help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")],
+    rules: Rules = None, db: Db = None, latency_below: LatencyBelow = 60.0, bound_at_least: BoundAtLeast = 70.0,
+    dominance: Dominance = 1.2,
+    all_metrics: Annotated[bool, typer.Option("--all-metrics", help="every metric, not just the common ones")] = False,
+    fmt: Fmt = Format.json,
+) -> None:
+    """Nsight Compute metrics per profiled kernel, in base units, with compute/memory/latency-bound verdicts."""
+    from nsight_ingest import report, store
+    from nsight_ingest.analysis import ncu
+    from nsight_ingest.rules import load_rule_set
+
+    rule_set = load_rule_set(rules)
+    con = store.connect(db)
+    inputs = [store.ingest_ncu(con, path) for path in files]
+    thresholds = ncu.Thresholds(latency_below, bound_at_least, dominance)
+    result = ncu.analyse(con, inputs, rule_set, thresholds, all_metrics)
+    if fmt is Format.json:
+        print(report.to_json(result))
+    else:
+        report.print_ncu(result)
 
 
 @app.command()

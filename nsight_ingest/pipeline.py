@@ -24,6 +24,7 @@ class Request:
     nvtx: str | None = None
     time_range: str | None = None
     per_nvtx: str | None = None
+    ncu: tuple[str, ...] = ()
     warnings: list[str] = field(default_factory=list)
 
 
@@ -38,7 +39,7 @@ def open_capture(con: duckdb.DuckDBPyConnection, request: Request) -> store.Capt
         nvtx_trace = sibling(request.gpu_trace, "nvtx_pushpop_trace")
         if nvtx_trace is None:
             raise InputError(f"no sibling nvtx_pushpop_trace for {request.gpu_trace}: give --nvtx-trace FILE")
-    capture = store.ingest_capture(con, request.gpu_trace, kern_exec, nvtx_trace)
+    capture = store.ingest_capture(con, request.gpu_trace, kern_exec, nvtx_trace, request.ncu)
     if kern_exec is None:
         request.warnings.append(f"no sibling cuda_kern_exec_trace for {request.gpu_trace}: launch figures are null")
     return capture

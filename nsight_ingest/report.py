@@ -140,3 +140,37 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
         pairs.add_row(f"{pair['before_component']} -> {pair['after_component']}", str(pair["gaps"]),
                       _ms(pair["total_ns"]))
     console.print(pairs)
+
+
+def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
+    """The ncu analysis as a table: one row per profiled launch."""
+    console = console or Console(width=170)
+    for device in result["devices"]:
+        attributes = device["attributes"]
+        console.print(escape(f"device {device['device']}: {attributes.get('display_name', '?')}, L2"
+                             f" {attributes.get('l2_cache_size', '?')} B, {attributes.get('multiprocessor_count', '?')}"
+                             " SMs"), highlight=False)
+    table = Table(show_edge=False)
+    for column in ("id", "kernel", "component", "us", "SM %", "mem %", "DRAM %", "L2 hit %", "verdict"):
+        table.add_column(column, justify="left" if column in ("kernel", "component", "verdict") else "right",
+                         overflow="fold")
+
+    def metric(kernel: dict[str, Any], *names: str) -> str:
+        for name in names:
+            value = (kernel["metrics"].get(name) or {}).get("base_value")
+            if value is not None:
+                return f"{value:,.2f}"
+        return "-"
+
+    for k in result["kernels"]:
+        duration = "-" if k["duration_ns"] is None else f"{k['duration_ns'] / 1e3:,.2f}"
+        table.add_row(str(k["id"]), escape(k["name"][:60]), k["component"], duration,
+                      metric(k, "sm__throughput.avg.pct_of_peak_sustained_elapsed"),
+                      metric(k, "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"),
+                      metric(k, "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+                             "dram__throughput.avg.pct_of_peak_sustained_elapsed"),
+                      metric(k, "lts__t_sector_hit_rate.pct"), k["verdict"] or "-")
+    console.print(table)
+    if result["unknown_units"]:
+        units = ", ".join(sorted({u["unit"] for u in result["unknown_units"]}))
+        console.print(escape(f"unknown units kept as exported: {units}"), highlight=False)

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import duckdb
 
+from nsight_ingest import readers
 from nsight_ingest.errors import InputError, explain_duckdb_csv_error
-from nsight_ingest.readers import nsys
 from nsight_ingest.readers.source import file_hashes
 from nsight_ingest.sqlfiles import read_sql
 
@@ -55,17 +55,20 @@ def _existing(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str) -> 
 
 
 def ingest(con: duckdb.DuckDBPyConnection, path: str | Path, report_type: str) -> Ingested:
-    """Load one nsys report into its table in one transaction; identical content is stored once."""
+    """Load one export into its tables in one transaction; identical content is stored once."""
     label = str(path)
-    located = nsys.locate(Path(path), report_type)
+    load = readers.load(Path(path), report_type)
     with ThreadPoolExecutor(max_workers=1) as pool:
         hashing = pool.submit(file_hashes, Path(path))  # hashlib releases the GIL while DuckDB parses
         con.execute("BEGIN TRANSACTION")
         try:
             trace_id = con.execute("SELECT nextval('trace_id_seq')").fetchone()[0]
-            con.execute(f"INSERT INTO {located.spec.table} SELECT {trace_id}, * FROM ({located.select_sql})")
+            for sql, rows in load.setup:
+                con.executemany(sql, rows) if rows else con.execute(sql)
+            for table, select_sql in load.inserts:
+                con.execute(f"INSERT INTO {table} SELECT {trace_id}, * FROM ({select_sql})")
             rows = con.execute(
-                f"SELECT count(*) FROM {located.spec.table} WHERE trace_id = ?", [trace_id]
+                f"SELECT count(*) FROM {load.inserts[0][0]} WHERE trace_id = ?", [trace_id]
             ).fetchone()[0]
             sha256, content_sha256 = hashing.result()
             if rows == 0:
@@ -96,11 +99,12 @@ class Capture:
     gpu_trace: Ingested
     kern_exec: Ingested | None = None
     nvtx: Ingested | None = None
+    ncu: tuple[Ingested, ...] = ()
 
     def roles(self) -> list[tuple[Ingested, str]]:
         """Every stored input file of the capture with its role."""
         files = ((self.gpu_trace, "gpu_trace"), (self.kern_exec, "kernel_exec_trace"), (self.nvtx, "nvtx_trace"))
-        return [(i, role) for i, role in files if i is not None]
+        return [(i, role) for i, role in files if i is not None] + [(i, i.report_type) for i in self.ncu]
 
 
 def ingest_capture(
@@ -108,8 +112,9 @@ def ingest_capture(
     gpu_trace: str | Path,
     kern_exec: str | Path | None = None,
     nvtx: str | Path | None = None,
+    ncu: tuple[str | Path, ...] = (),
 ) -> Capture:
-    """Ingest a cuda_gpu_trace with its optional kern_exec and NVTX traces and record them as one capture."""
+    """Ingest a cuda_gpu_trace with its optional kern_exec, NVTX and ncu exports and record them as one capture."""
     gpu = ingest(con, gpu_trace, "cuda_gpu_trace")
     launches = ingest(con, kern_exec, "cuda_kern_exec_trace") if kern_exec is not None else None
     ranges = ingest(con, nvtx, "nvtx_pushpop_trace") if nvtx is not None else None
@@ -125,4 +130,11 @@ def ingest_capture(
         ).fetchone()
     if ranges is not None:
         con.execute("UPDATE captures SET nvtx_trace_id = ? WHERE capture_id = ?", [ranges.trace_id, row[0]])
-    return Capture(row[0], gpu, launches, ranges)
+    return Capture(row[0], gpu, launches, ranges, tuple(ingest_ncu(con, path) for path in ncu))
+
+
+def ingest_ncu(con: duckdb.DuckDBPyConnection, path: str | Path) -> Ingested:
+    """Ingest an ncu export, raw or details page, whichever it is."""
+    from nsight_ingest.readers import ncu
+
+    return ingest(con, path, ncu.detect(Path(path)))

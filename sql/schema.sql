@@ -132,3 +132,153 @@ CREATE VIEW IF NOT EXISTS launched_kernels AS
       ON k.trace_id = c.gpu_trace_id
      AND k.start_ns = l.kernel_start_ns
      AND coalesce(k.device_index, 0) = coalesce(l.device_index, 0);
+
+-- ---------------------------------------------------------------------------------------------------------------
+-- Nsight Compute (`ncu --csv --page raw|details`).
+
+-- One row per profiled kernel launch (the ID column of the export).
+CREATE TABLE IF NOT EXISTS ncu_results (
+    trace_id            INTEGER NOT NULL,
+    result_id           BIGINT NOT NULL,
+    process_id          BIGINT,
+    process_name        VARCHAR,
+    host_name           VARCHAR,
+    kernel_name         VARCHAR NOT NULL,   -- ncu dialect; kernel_key(kernel_name) matches nsys names
+    context_id          BIGINT,
+    stream_id           BIGINT,
+    block_size          VARCHAR,            -- '(256, 1, 1)'
+    grid_size           VARCHAR,
+    device              VARCHAR,            -- device index as ncu prints it
+    compute_capability  VARCHAR
+);
+
+-- One row per (launch, metric). value_text is the file's text; value its number (thousands separators removed,
+-- NULL for text such as 'n/a'); base_value/base_unit normalized through `units` (NULL when the unit is unknown).
+CREATE TABLE IF NOT EXISTS ncu_metrics (
+    trace_id     INTEGER NOT NULL,
+    result_id    BIGINT NOT NULL,
+    section      VARCHAR,          -- details page section; NULL on the raw page
+    metric       VARCHAR NOT NULL, -- as in the file: raw name, or the details page's human name
+    metric_key   VARCHAR NOT NULL, -- raw metric name (details names mapped through ncu_metric_aliases)
+    unit         VARCHAR,
+    value_text   VARCHAR,
+    value        DOUBLE,
+    base_unit    VARCHAR,
+    base_value   DOUBLE
+);
+
+-- Rule rows of the details page (long free text).
+CREATE TABLE IF NOT EXISTS ncu_rules (
+    trace_id          INTEGER NOT NULL,
+    result_id         BIGINT NOT NULL,
+    section           VARCHAR,
+    rule_name         VARCHAR,
+    rule_type         VARCHAR,
+    rule_description  VARCHAR,
+    speedup_type      VARCHAR,
+    speedup           DOUBLE
+);
+
+-- Unit normalization: value * factor is in base_unit. Units missing here are kept as-is and reported.
+CREATE TABLE IF NOT EXISTS units (unit VARCHAR PRIMARY KEY, base_unit VARCHAR NOT NULL, factor DOUBLE NOT NULL);
+INSERT OR REPLACE INTO units VALUES
+    ('nsecond', 'ns', 1), ('ns', 'ns', 1), ('usecond', 'ns', 1e3), ('us', 'ns', 1e3),
+    ('msecond', 'ns', 1e6), ('ms', 'ns', 1e6), ('second', 'ns', 1e9), ('s', 'ns', 1e9),
+    ('byte', 'byte', 1), ('Kbyte', 'byte', 1e3), ('Mbyte', 'byte', 1e6), ('Gbyte', 'byte', 1e9), ('Tbyte', 'byte', 1e12),
+    ('KB', 'byte', 1e3), ('MB', 'byte', 1e6), ('GB', 'byte', 1e9), ('B', 'byte', 1),
+    ('byte/second', 'byte/s', 1), ('byte/s', 'byte/s', 1), ('Kbyte/second', 'byte/s', 1e3), ('Kbyte/s', 'byte/s', 1e3),
+    ('Mbyte/second', 'byte/s', 1e6), ('Mbyte/s', 'byte/s', 1e6), ('Gbyte/second', 'byte/s', 1e9),
+    ('Gbyte/s', 'byte/s', 1e9), ('Tbyte/second', 'byte/s', 1e12), ('Tbyte/s', 'byte/s', 1e12),
+    ('hz', 'Hz', 1), ('Hz', 'Hz', 1), ('Khz', 'Hz', 1e3), ('Mhz', 'Hz', 1e6), ('Ghz', 'Hz', 1e9), ('GHz', 'Hz', 1e9),
+    ('cycle/second', 'Hz', 1), ('cycle/usecond', 'Hz', 1e6), ('cycle/nsecond', 'Hz', 1e9),
+    ('%', '%', 1),
+    ('byte/block', 'byte/block', 1), ('Kbyte/block', 'byte/block', 1e3), ('Mbyte/block', 'byte/block', 1e6),
+    ('cycle', 'cycle', 1), ('Kcycle', 'cycle', 1e3), ('Mcycle', 'cycle', 1e6),
+    ('', '', 1), ('block', 'block', 1), ('warp', 'warp', 1), ('thread', 'thread', 1), ('SM', 'SM', 1),
+    ('cluster', 'cluster', 1), ('pass', 'pass', 1), ('register/thread', 'register/thread', 1),
+    ('%/byte', '%/byte', 1), ('%/register', '%/register', 1), ('inst', 'inst', 1), ('sector', 'sector', 1),
+    ('request', 'request', 1);
+
+-- Human metric names of the details page -> the raw metric they show, by name and base unit: the same name can
+-- mean two metrics ('Memory Throughput' is a percent of peak in Speed Of Light and byte/s in Memory Workload).
+CREATE TABLE IF NOT EXISTS ncu_metric_aliases (
+    metric VARCHAR, base_unit VARCHAR, metric_key VARCHAR NOT NULL, PRIMARY KEY (metric, base_unit)
+);
+INSERT OR REPLACE INTO ncu_metric_aliases VALUES
+    ('Duration', 'ns', 'gpu__time_duration.sum'),
+    ('Compute (SM) Throughput', '%', 'sm__throughput.avg.pct_of_peak_sustained_elapsed'),
+    ('Memory Throughput', '%', 'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed'),
+    ('Memory Throughput', 'byte/s', 'dram__bytes.sum.per_second'),
+    ('DRAM Throughput', '%', 'gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed'),
+    ('L1/TEX Cache Throughput', '%', 'l1tex__throughput.avg.pct_of_peak_sustained_active'),
+    ('L2 Cache Throughput', '%', 'lts__throughput.avg.pct_of_peak_sustained_elapsed'),
+    ('L1/TEX Hit Rate', '%', 'l1tex__t_sector_hit_rate.pct'),
+    ('L2 Hit Rate', '%', 'lts__t_sector_hit_rate.pct'),
+    ('Achieved Occupancy', '%', 'sm__warps_active.avg.pct_of_peak_sustained_active'),
+    ('Elapsed Cycles', 'cycle', 'gpc__cycles_elapsed.max'),
+    ('SM Active Cycles', 'cycle', 'sm__cycles_active.avg'),
+    ('SM Frequency', 'Hz', 'gpc__cycles_elapsed.avg.per_second'),
+    ('DRAM Frequency', 'Hz', 'dram__cycles_elapsed.avg.per_second'),
+    ('Block Size', '', 'launch__block_size'),
+    ('Grid Size', '', 'launch__grid_size'),
+    ('Registers Per Thread', 'register/thread', 'launch__registers_per_thread'),
+    ('Threads', 'thread', 'launch__thread_count'),
+    ('Waves Per SM', '', 'launch__waves_per_multiprocessor');
+
+-- Device attributes seen in ncu exports (device__attribute_* metrics), one row per device and attribute.
+CREATE VIEW IF NOT EXISTS ncu_devices AS
+    SELECT DISTINCT r.trace_id, r.device, replace(m.metric_key, 'device__attribute_', '') AS attribute,
+           m.value_text, m.value
+    FROM ncu_results r
+    JOIN ncu_metrics m USING (trace_id, result_id)
+    WHERE m.metric_key LIKE 'device\_\_attribute\_%' ESCAPE '\';
+
+-- The common metrics of each profiled launch as columns (base units; NULL where the export lacks them).
+CREATE VIEW IF NOT EXISTS ncu_kernels AS
+    SELECT r.trace_id, r.result_id, r.kernel_name, r.device, r.block_size, r.grid_size,
+           max(m.base_value) FILTER (WHERE m.metric_key = 'gpu__time_duration.sum') AS duration_ns,
+           max(m.base_value) FILTER (WHERE m.metric_key = 'sm__throughput.avg.pct_of_peak_sustained_elapsed')
+               AS sm_throughput_pct,
+           max(m.base_value) FILTER (
+               WHERE m.metric_key = 'gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed')
+               AS memory_throughput_pct,
+           max(m.base_value) FILTER (WHERE m.metric_key IN ('gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed',
+                                                          'dram__throughput.avg.pct_of_peak_sustained_elapsed'))
+               AS dram_throughput_pct,
+           max(m.base_value) FILTER (WHERE m.metric_key = 'dram__bytes_read.sum') AS dram_bytes_read,
+           max(m.base_value) FILTER (WHERE m.metric_key = 'dram__bytes_write.sum') AS dram_bytes_write,
+           max(m.base_value) FILTER (WHERE m.metric_key = 'lts__throughput.avg.pct_of_peak_sustained_elapsed')
+               AS l2_throughput_pct,
+           max(m.base_value) FILTER (WHERE m.metric_key = 'lts__t_sector_hit_rate.pct') AS l2_hit_rate_pct,
+           max(m.base_value) FILTER (WHERE m.metric_key = 'sm__warps_active.avg.pct_of_peak_sustained_active')
+               AS warps_active_pct
+    FROM ncu_results r
+    LEFT JOIN ncu_metrics m USING (trace_id, result_id)
+    GROUP BY ALL;
+
+-- A dialect-neutral key for one kernel across nsys, ncu and Kineto demanglings: template values without their
+-- casts ('(int)8' -> '8', 'false' -> '0'), no namespace qualifiers ('at::native::', 'std::', '<unnamed>::'),
+-- no final parameter list, no spaces.
+CREATE OR REPLACE MACRO kernel_key(name) AS
+    regexp_replace(
+        regexp_replace(
+            regexp_replace(
+                regexp_replace(
+                    regexp_replace(
+                        regexp_replace(name, '^[^/<(]*/', ''),                                   -- nvtx-name prefix
+                    '\((?:\w+ )*\w+\)(-?\d+)', '\1', 'g'),                                       -- (int)8 -> 8
+                '(?:\w+|<unnamed>|\(anonymous namespace\))::', '', 'g'),                         -- namespaces
+            '\b(\d+)(?:u|ul|ull|l|ll)\b', '\1', 'g'),                                           -- 4096ul -> 4096
+        '\((?:[^()]|\([^()]*\))*\)\s*$', ''),                                                   -- parameter list
+    '\s+', '', 'g');
+
+-- Bound verdict of one kernel from its SM (compute) and memory throughput, percent of peak
+-- (sm__throughput / gpu__compute_memory_throughput .avg.pct_of_peak_sustained_elapsed), checked in this order.
+CREATE OR REPLACE MACRO bound_verdict(compute, memory, latency_below := 60, bound_at_least := 70, dominance := 1.2) AS
+    CASE
+        WHEN compute IS NULL OR memory IS NULL THEN NULL
+        WHEN compute < latency_below AND memory < latency_below THEN 'latency_bound'
+        WHEN compute >= bound_at_least AND compute > dominance * memory THEN 'compute_bound'
+        WHEN memory >= bound_at_least AND memory > dominance * compute THEN 'memory_bound'
+        ELSE 'balanced'
+    END;

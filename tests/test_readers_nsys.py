@@ -15,8 +15,8 @@ from tests.conftest import DATA, GPU_HEADER, SAMPLES, kernel_row, memop_row, wri
 
 
 def rows_of(path, report="cuda_gpu_trace"):
-    located = nsys.locate(path, report)
-    cursor = duckdb.connect().execute(located.select_sql)
+    (_, select_sql), = nsys.load(path, report).inserts
+    cursor = duckdb.connect().execute(select_sql)
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]
 
@@ -41,7 +41,7 @@ def test_unknown_unit_is_an_error_not_a_guess(tmp_path):
     path = write(tmp_path / "x_cuda_gpu_trace.csv", GPU_HEADER.replace("Start (ns)", "Start (fortnights)"),
                  [kernel_row(1, 1, "k")])
     with pytest.raises(InputError, match="unknown unit 'fortnights'"):
-        nsys.locate(path, "cuda_gpu_trace")
+        nsys.load(path, "cuda_gpu_trace")
 
 
 def test_quoted_names_with_commas_and_several_kb_names(tmp_path):
@@ -132,7 +132,7 @@ def test_nvtx_and_api_traces():
 ])
 def test_wrong_report_type_is_named(path, message):
     with pytest.raises(InputError, match=message):
-        nsys.locate(path, "cuda_gpu_trace")
+        nsys.load(path, "cuda_gpu_trace")
 
 
 def test_sibling_keeps_the_users_spelling(tmp_path, monkeypatch):

@@ -8,7 +8,7 @@ import duckdb
 
 from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlfiles import read_sql
-from nsight_ingest.store import Capture
+from nsight_ingest.store import Ingested
 
 
 def run_sql(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[dict[str, Any]]:
@@ -23,12 +23,12 @@ def run_script(con: duckdb.DuckDBPyConnection, name: str) -> None:
     con.execute(read_sql(f"analysis/{name}.sql"))
 
 
-def inputs_block(capture: Capture) -> list[dict[str, Any]]:
-    """`{path, role, sha256, rows}` per input file (and content_sha256 for gzip)."""
+def inputs_block(files: list[tuple[Ingested, str]]) -> list[dict[str, Any]]:
+    """`{path, role, sha256, rows}` per (input file, role), and content_sha256 for gzip."""
     return [
         {"path": i.path, "role": role, "sha256": i.sha256, "rows": i.rows}
         | ({"content_sha256": i.content_sha256} if i.content_sha256 else {})
-        for i, role in capture.roles()
+        for i, role in files
     ]
 
 

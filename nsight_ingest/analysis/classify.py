@@ -7,6 +7,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest.analysis import inputs_block, rule_set_block, run_sql, scope
+from nsight_ingest.analysis.ncu import DEFAULT_THRESHOLDS, Thresholds
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.rules import RuleSet, classify_scope
 from nsight_ingest.store import Capture
@@ -94,8 +95,29 @@ def _summary(totals: dict[str, Any], gaps: dict[str, Any], overlap: dict[str, An
     }
 
 
+def ncu_by_component(con: duckdb.DuckDBPyConnection, ncu_traces: list[int],
+                     thresholds: dict[str, float]) -> dict[str, dict[str, Any]]:
+    """Per component: percent of its nsys kernel time in profiled, compute/memory/latency-bound and balanced
+    kernels, and the time-weighted mean SM and memory throughput of the profiled part."""
+    result = {}
+    for row in run_sql(con, "ncu_by_component", ncu_traces=ncu_traces, **thresholds):
+        total = int(row["time_ns"])
+
+        def share(ns: Any, total: int = total) -> float | None:
+            return 100.0 * int(ns) / total if total else None
+
+        result[row["component"]] = {
+            "profiled_percent": share(row["profiled_ns"]),
+            **{f"{v}_percent": share(row[f"{v}_ns"])
+               for v in ("compute_bound", "memory_bound", "latency_bound", "balanced")},
+            "sm_throughput_pct": row["sm_throughput_pct"],
+            "memory_throughput_pct": row["memory_throughput_pct"],
+        }
+    return result
+
+
 def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
-              window: scope.Window | None = None) -> dict[str, Any]:
+              window: scope.Window | None = None, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> dict[str, Any]:
     """The classify summary of one capture (or window), seed-003 keys plus inputs, devices, launch API counts."""
     scope.select(con, capture, window)
     classify_scope(con, rule_set)
@@ -117,15 +139,21 @@ def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSe
         overlap = _overlap(timelines[device]) if has_launches else None
         return _summary(totals[device], launch_gaps(gap_parts), overlap, components.get(device, []), rule_set)
 
-    return {
+    result = {
         "source_gpu_trace": capture.gpu_trace.path,
         "source_kernel_exec_trace": capture.kern_exec.path if capture.kern_exec else None,
         **({"window": window.label} if window else {}),
         **part(None),
         "classification_policy": dict(rule_set.components()),
         "launch_api": launch_api_counts(con) if has_launches else None,
-        "inputs": inputs_block(capture),
+        "inputs": inputs_block(capture.roles()),
         "devices": {device: part(device) for device in devices},
         "rule_set": rule_set_block(rule_set),
         "capture_id": capture.capture_id,
     }
+    if capture.ncu:
+        joined = ncu_by_component(con, [i.trace_id for i in capture.ncu], thresholds.params())
+        for component, entry in result["components"].items():
+            entry["ncu"] = joined.get(component)
+        result["ncu_thresholds"] = thresholds.params()
+    return result

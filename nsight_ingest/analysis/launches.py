@@ -73,6 +73,6 @@ def analyse(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
              "gaps": _gaps({**s, "total_ns": s["gap_total_ns"]})}
             for s in streams
         ]
-    result["inputs"] = inputs_block(capture)
+    result["inputs"] = inputs_block(capture.roles())
     result["rule_set"] = rule_set_block(rule_set)
     return result

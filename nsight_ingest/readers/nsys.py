@@ -9,7 +9,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
-from nsight_ingest.readers.source import CsvTable, locate_table
+from nsight_ingest.readers import Load
+from nsight_ingest.readers.source import CsvTable, locate_table, read_csv_call, sql_string
 from nsight_ingest.sqlfiles import read_sql
 
 # Factors to the store's base units: nanoseconds, bytes, bytes per second.
@@ -84,19 +85,6 @@ NVTX_TRACE = ReportSpec("nvtx_pushpop_trace", "nvtx_ranges", {
 SPECS = {spec.report_type: spec for spec in (GPU_TRACE, KERN_EXEC_TRACE, API_TRACE, NVTX_TRACE)}
 
 
-@dataclass(frozen=True)
-class NsysTable:
-    """A located nsys report and the SELECT that yields its normalized rows."""
-
-    table: CsvTable
-    spec: ReportSpec
-    select_sql: str
-
-
-def _sql_string(value: str) -> str:
-    return "'" + value.replace("'", "''") + "'"
-
-
 def _csv_type(column: Column | None, unit: str | None) -> str:
     if column is None or column.kind == "text":
         return "VARCHAR"
@@ -133,24 +121,19 @@ def build_select(table: CsvTable, spec: ReportSpec) -> str:
         csv_name = f"c{index}_{column.name}" if column else f"c{index}_extra"
         if column and cell.base not in present:
             present[cell.base] = (csv_name, cell.unit)
-        csv_columns.append(f"{_sql_string(csv_name)}: '{_csv_type(column, cell.unit)}'")
+        csv_columns.append(f"{sql_string(csv_name)}: '{_csv_type(column, cell.unit)}'")
     missing = [base for base, column in spec.columns.items() if column.required and base not in present]
     if missing:
         raise InputError(f"{table.path}: {spec.report_type} is missing required column(s): {', '.join(missing)}")
     expressions = [
         _normalized(column, *present.get(base, (None, None)), table.path) for base, column in spec.columns.items()
     ]
-    source = (
-        f"(SELECT {', '.join(expressions)} FROM read_csv({_sql_string(str(table.path))}, "
-        f"skip={table.header_line}, header=true, columns={{{', '.join(csv_columns)}}}, delim=',', "
-        "quote='\"', escape='\"', auto_detect=false, strict_mode=true, "
-        f"compression='{'gzip' if table.compressed else 'none'}'))"
-    )
+    reader = read_csv_call(table.path, table.compressed, skip=table.header_line, header=True, columns=csv_columns)
+    source = f"(SELECT {', '.join(expressions)} FROM {reader})"
     return read_sql(f"readers/{spec.report_type}.sql").format(source=source)
 
 
-def locate(path: Path, report_type: str) -> NsysTable:
-    """Find `report_type`'s table in `path` and prepare its normalized SELECT."""
+def load(path: Path, report_type: str) -> Load:
+    """Find `report_type`'s table in `path` and prepare the INSERT of its normalized rows."""
     spec = SPECS[report_type]
-    table = locate_table(path, report_type)
-    return NsysTable(table, spec, build_select(table, spec))
+    return Load(report_type, ((spec.table, build_select(locate_table(path, report_type), spec)),))

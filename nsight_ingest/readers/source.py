@@ -156,3 +156,19 @@ def sibling(path: str, report: str, suffix: str = "cuda_gpu_trace") -> str | Non
     # Keep the user's own spelling of the folder part (backslashes included) in what we return.
     candidate = path[: len(path) - len(name)] + candidate_name if sep else candidate_name
     return candidate if Path(candidate).is_file() else None
+
+
+def sql_string(value: str) -> str:
+    """A SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"
+
+
+def read_csv_call(path: Path, compressed: bool, *, skip: int, header: bool, columns: list[str],
+                  null_padding: bool = False) -> str:
+    """A strict DuckDB read_csv(...) call with explicit columns (`'name': 'TYPE'` items) and no sniffing."""
+    return (
+        f"read_csv({sql_string(str(path))}, skip={skip}, header={str(header).lower()}, "
+        f"columns={{{', '.join(columns)}}}, delim=',', quote='\"', escape='\"', auto_detect=false, "
+        f"strict_mode=true, null_padding={str(null_padding).lower()}, "
+        f"compression='{'gzip' if compressed else 'none'}')"
+    )

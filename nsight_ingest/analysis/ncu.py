@@ -1,0 +1,101 @@
+"""Nsight Compute: per-launch metrics in base units, bound verdicts, classes, and groups of repeated kernels."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from nsight_ingest.analysis import inputs_block, rule_set_block, run_sql
+from nsight_ingest.rules import RuleSet, classify_scope
+from nsight_ingest.sqlfiles import read_sql
+from nsight_ingest.store import Ingested
+
+# The metrics shown per kernel (seeds 001/004): null where the export lacks them.
+COMMON_METRICS = [
+    "gpu__time_duration.sum",
+    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
+    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    "dram__bytes_read.sum",
+    "dram__bytes_write.sum",
+    "lts__throughput.avg.pct_of_peak_sustained_elapsed",
+    "lts__t_sector_hit_rate.pct",
+    "sm__warps_active.avg.pct_of_peak_sustained_active",
+    "launch__grid_size",
+    "launch__block_size",
+    "launch__registers_per_thread",
+]
+
+
+@dataclass(frozen=True)
+class Thresholds:
+    """Bound-verdict thresholds: both below `latency_below` -> latency bound; one at least `bound_at_least` and
+    more than `dominance` times the other -> compute or memory bound; otherwise balanced."""
+
+    latency_below: float = 60.0
+    bound_at_least: float = 70.0
+    dominance: float = 1.2
+
+    def params(self) -> dict[str, float]:
+        """As named SQL parameters."""
+        return {"latency_below": self.latency_below, "bound_at_least": self.bound_at_least,
+                "dominance": self.dominance}
+
+
+DEFAULT_THRESHOLDS = Thresholds()
+
+
+def classify_launches(con: duckdb.DuckDBPyConnection, traces: list[int], rule_set: RuleSet) -> None:
+    """Give every profiled launch of `traces` a component with the nsys rules (scope_* + kernel_classes)."""
+    con.execute(read_sql("analysis/ncu_scope.sql").format(ncu_traces="(" + ", ".join(map(str, traces)) + ")"))
+    classify_scope(con, rule_set)
+
+
+def _metric(row: dict[str, Any]) -> dict[str, Any]:
+    value = row["value"] if row["value"] is not None else row["value_text"]
+    return {"value": value, "unit": row["unit"], "base_value": row["base_value"], "base_unit": row["base_unit"]}
+
+
+def analyse(con: duckdb.DuckDBPyConnection, inputs: list[Ingested], rule_set: RuleSet,
+            thresholds: Thresholds = DEFAULT_THRESHOLDS, all_metrics: bool = False) -> dict[str, Any]:
+    """The `ncu` command's result for the given ingested ncu exports."""
+    traces = [i.trace_id for i in inputs]
+    classify_launches(con, traces, rule_set)
+    selection = {"traces": traces, "common": COMMON_METRICS}
+    values: dict[tuple[int, int], dict[str, Any]] = {}
+    for row in run_sql(con, "ncu_metric_values", **selection, all_metrics=all_metrics):
+        values.setdefault((row["trace_id"], row["id"]), {})[row["metric"]] = _metric(row)
+    path_of = {i.trace_id: i.path for i in inputs}
+    kernels = []
+    for launch in run_sql(con, "ncu_launches", **thresholds.params()):
+        metrics = values.get((launch["trace_id"], launch["id"]), {})
+        if not all_metrics:
+            metrics = {name: metrics.get(name) for name in COMMON_METRICS}
+        kernels.append({
+            "id": launch["id"], "input": path_of[launch["trace_id"]], "name": launch["name"],
+            "device": launch["device"], "duration_ns": launch["duration_ns"], "component": launch["component"],
+            "verdict": launch["verdict"], "metrics": metrics,
+        })
+    groups: dict[str, dict[str, Any]] = {}
+    for row in run_sql(con, "ncu_groups", **selection):
+        group = groups.setdefault(row["name"], {"name": row["name"], "launches": row["launches"], "metrics": {}})
+        group["launches"] = max(group["launches"], row["launches"])
+        group["metrics"][row["metric"]] = {k: row[k] for k in ("min", "median", "max", "base_unit")}
+    devices: dict[str, dict[str, Any]] = {}
+    for row in run_sql(con, "ncu_device_attributes", traces=traces):
+        value = row["value"] if row["value"] is not None else row["value_text"]
+        devices.setdefault(row["device"], {"device": row["device"], "attributes": {}})["attributes"][
+            row["attribute"]] = value
+    return {
+        "inputs": inputs_block([(i, i.report_type) for i in inputs]),
+        "thresholds": thresholds.params(),
+        "devices": list(devices.values()),
+        "kernels": kernels,
+        "groups": [g for g in groups.values() if g["launches"] > 1],
+        "unknown_units": run_sql(con, "ncu_unknown_units", traces=traces),
+        "rule_set": rule_set_block(rule_set),
+    }
+

@@ -1,0 +1,113 @@
+"""Nsight Compute `--csv --page raw` (wide, with a units row) and `--page details` (long) exports.
+
+Raw: one row per profiled launch, one column per metric, a units row under the header, quoted values with
+thousands separators, text values; the profiled program's stdout and `==PROF==` lines may surround the table.
+Details: one row per (launch, metric) with human metric names and per-row units; rule rows carry free text and
+metric rows are shorter than the header.
+"""
+
+from __future__ import annotations
+
+import csv
+import gzip
+import tempfile
+from pathlib import Path
+
+from nsight_ingest.errors import InputError
+from nsight_ingest.readers import Load
+from nsight_ingest.readers.source import CsvTable, head_lines, locate_table, read_csv_call, sql_string
+from nsight_ingest.sqlfiles import read_sql
+
+IDENTITY = {
+    "ID": "result_id", "Process ID": "process_id", "Process Name": "process_name", "Host Name": "host_name",
+    "Kernel Name": "kernel_name", "Context": "context_id", "Stream": "stream_id", "Block Size": "block_size",
+    "Grid Size": "grid_size", "Device": "device", "CC": "compute_capability",
+}
+DETAILS = {
+    "Section Name": "section", "Metric Name": "metric", "Metric Unit": "unit", "Metric Value": "value_text",
+    "Rule Name": "rule_name", "Rule Type": "rule_type", "Rule Description": "rule_description",
+    "Estimated Speedup Type": "speedup_type", "Estimated Speedup": "speedup",
+}
+HEADER_TABLE = "CREATE OR REPLACE TEMP TABLE ncu_header (col VARCHAR, metric VARCHAR, unit VARCHAR)"
+
+
+def _clean_table(table: CsvTable) -> tuple[Path, bool, int]:
+    """The file DuckDB should read and the header's line in it: the export itself, or, when console lines
+    follow the table, a temporary copy of the table alone (a byte copy; DuckDB still does all parsing)."""
+    opener = gzip.open if table.compressed else open
+    with opener(table.path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
+        lines = fh.readlines()
+    end = len(lines)
+    while end > table.header_line + 1 and not lines[end - 1].lstrip().startswith('"'):
+        end -= 1
+    if end == len(lines):
+        return table.path, table.compressed, table.header_line
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False, encoding="utf-8", newline="") as out:
+        out.writelines(lines[table.header_line:end])
+    return Path(out.name), False, 0
+
+
+def _units_row(table: CsvTable) -> list[str]:
+    lines, _ = head_lines(table.path, limit=table.header_line + 2)
+    if len(lines) < table.header_line + 2:
+        raise InputError(f"{table.path}: ncu raw page has a header but no units row and no data")
+    units = next(csv.reader([lines[table.header_line + 1]]))
+    if len(units) != len(table.header) or units[0] != "":
+        raise InputError(f"{table.path}: ncu raw page without its units row (the line after the header must hold "
+                         "the units; export with --page raw and --csv)")
+    return units
+
+
+def _raw(table: CsvTable) -> Load:
+    units = _units_row(table)
+    names = [IDENTITY.get(cell.raw, f"m_{index}") for index, cell in enumerate(table.header)]
+    missing = [raw for raw, name in IDENTITY.items() if name in ("result_id", "kernel_name") and name not in names]
+    if missing:
+        raise InputError(f"{table.path}: ncu raw page is missing column(s): {', '.join(missing)}")
+    path, compressed, header_line = _clean_table(table)
+    columns = [f"{sql_string(name)}: 'VARCHAR'" for name in names]
+    source = read_csv_call(path, compressed, skip=header_line + 2, header=False, columns=columns)
+    header_rows = [[name, cell.raw, unit] for name, cell, unit in zip(names, table.header, units, strict=True)
+                   if name.startswith("m_")]
+    identity = ", ".join(f"{c}" if c in names else f"NULL AS {c}" for c in IDENTITY.values())
+    results_source = f"(SELECT {identity} FROM {source})"
+    return Load(
+        "ncu_raw",
+        (("ncu_results", read_sql("readers/ncu_results.sql").format(source=results_source)),
+         ("ncu_metrics", read_sql("readers/ncu_raw_metrics.sql").format(source=source))),
+        setup=((HEADER_TABLE, []), ("INSERT INTO ncu_header VALUES (?, ?, ?)", header_rows)),
+    )
+
+
+def _details(table: CsvTable) -> Load:
+    known = IDENTITY | DETAILS
+    names = [known.get(cell.raw, f"extra_{index}") for index, cell in enumerate(table.header)]
+    missing = [raw for raw, name in known.items() if name not in names and name in
+               ("result_id", "kernel_name", "metric", "unit", "value_text")]
+    if missing:
+        raise InputError(f"{table.path}: ncu details page is missing column(s): {', '.join(missing)}")
+    path, compressed, header_line = _clean_table(table)
+    columns = [f"{sql_string(name)}: 'VARCHAR'" for name in names]
+    reader = read_csv_call(path, compressed, skip=header_line + 1, header=False, columns=columns, null_padding=True)
+    select = ", ".join(c if c in names else f"NULL AS {c}" for c in known.values())
+    source = f"(SELECT {select} FROM {reader})"
+    return Load(
+        "ncu_details",
+        (("ncu_results", read_sql("readers/ncu_results.sql").format(source=source)),
+         ("ncu_metrics", read_sql("readers/ncu_details_metrics.sql").format(source=source)),
+         ("ncu_rules", read_sql("readers/ncu_details_rules.sql").format(source=source))),
+    )
+
+
+def detect(path: Path) -> str:
+    """Which ncu page a file holds: 'ncu_raw' or 'ncu_details'."""
+    try:
+        return locate_table(path, "ncu_details").report_type
+    except InputError:
+        return locate_table(path, "ncu_raw").report_type
+
+
+def load(path: Path, report_type: str) -> Load:
+    """Find the ncu table in `path` and prepare the INSERTs of its launches, metrics and rules."""
+    table = locate_table(path, report_type)
+    return _raw(table) if report_type == "ncu_raw" else _details(table)
