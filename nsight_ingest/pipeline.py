@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest import store
-from nsight_ingest.analysis import scope
+from nsight_ingest.analysis import integrity, scope
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers.source import sibling
 
@@ -40,6 +40,7 @@ def open_capture(con: duckdb.DuckDBPyConnection, request: Request) -> store.Capt
         if nvtx_trace is None:
             raise InputError(f"no sibling nvtx_pushpop_trace for {request.gpu_trace}: give --nvtx-trace FILE")
     capture = store.ingest_capture(con, request.gpu_trace, kern_exec, nvtx_trace, request.ncu)
+    request.warnings.extend(note for ingested, _ in capture.roles() for note in ingested.notes)
     if kern_exec is None:
         request.warnings.append(f"no sibling cuda_kern_exec_trace for {request.gpu_trace}: launch figures are null")
     return capture
@@ -50,6 +51,14 @@ def run(con: duckdb.DuckDBPyConnection, request: Request,
         ) -> dict[str, Any]:
     """Run `analysis` on the whole capture, one window, or (with --per-nvtx) each matching NVTX range."""
     capture = open_capture(con, request)
+    problems, warnings = integrity.check(con, capture)
+    request.warnings.extend(warnings)
+    return {**_windows(con, request, capture, analysis), "integrity": problems}
+
+
+def _windows(con: duckdb.DuckDBPyConnection, request: Request, capture: store.Capture,
+             analysis: Callable[[duckdb.DuckDBPyConnection, store.Capture, scope.Window | None], dict[str, Any]]
+             ) -> dict[str, Any]:
     if request.per_nvtx:
         results = []
         for window in scope.per_nvtx_windows(con, capture, request.per_nvtx):

@@ -4,15 +4,16 @@ from __future__ import annotations
 
 import os
 import tempfile
-from concurrent.futures import ThreadPoolExecutor
-from dataclasses import dataclass
+import time
+from concurrent.futures import Future, ThreadPoolExecutor
+from dataclasses import dataclass, replace
 from pathlib import Path
 
 import duckdb
 
 from nsight_ingest import readers
 from nsight_ingest.errors import InputError, explain_duckdb_csv_error
-from nsight_ingest.readers.source import file_hashes
+from nsight_ingest.readers.source import file_hashes, utf8_copy
 from nsight_ingest.sqlfiles import read_sql
 
 
@@ -27,6 +28,7 @@ class Ingested:
     content_sha256: str | None
     rows: int
     reused: bool  # True when the same content was already in the store
+    notes: tuple[str, ...] = ()  # recoveries worth a warning
 
 
 # Bounded memory: past this DuckDB spills to a temporary folder instead of growing (or failing).
@@ -54,41 +56,79 @@ def _existing(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str) -> 
     return (row[0], row[1]) if row else None
 
 
+class _InvalidUtf8(Exception):
+    """DuckDB's fast path met bytes that are not UTF-8."""
+
+
+def _pause_for_tests() -> None:
+    """Test-only hook: with NSIGHT_INGEST_TEST_PAUSE=FILE, announce FILE and wait before COMMIT (kill tests)."""
+    marker = os.environ.get("NSIGHT_INGEST_TEST_PAUSE")
+    if marker:
+        Path(marker).write_text("paused before commit\n")
+        time.sleep(120)
+
+
+def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str, hashing: Future) -> Ingested:
+    con.execute("BEGIN TRANSACTION")
+    try:
+        trace_id = con.execute("SELECT nextval('trace_id_seq')").fetchone()[0]
+        for sql, rows in load.setup:
+            con.executemany(sql, rows) if rows else con.execute(sql)
+        for table, select_sql in load.inserts:
+            con.execute(f"INSERT INTO {table} SELECT {trace_id}, * FROM ({select_sql})")
+        rows = con.execute(f"SELECT count(*) FROM {load.inserts[0][0]} WHERE trace_id = ?", [trace_id]).fetchone()[0]
+        sha256, content_sha256 = hashing.result()
+        if rows == 0:
+            raise InputError(f"{label}: {load.report_type} has a header but no data rows")
+        existing = _existing(con, sha256, load.report_type)
+        if existing:
+            con.execute("ROLLBACK")
+            return Ingested(existing[0], label, load.report_type, sha256, content_sha256, existing[1], True)
+        con.execute(
+            "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, NULL, now()::TIMESTAMP)",
+            [trace_id, label, sha256, content_sha256, load.report_type, rows],
+        )
+        _pause_for_tests()
+        con.execute("COMMIT")
+    except InputError:
+        con.execute("ROLLBACK")
+        raise
+    except duckdb.Error as exc:
+        con.execute("ROLLBACK")
+        if "Invalid unicode" in str(exc):
+            raise _InvalidUtf8 from None
+        raise explain_duckdb_csv_error(label, exc) from None
+    return Ingested(trace_id, label, load.report_type, sha256, content_sha256, rows, False)
+
+
+def _load_and_run(con: duckdb.DuckDBPyConnection, path: Path, report_type: str, label: str,
+                  hashing: Future) -> Ingested:
+    load = readers.load(path, report_type)
+    try:
+        return _transaction(con, load, label, hashing)
+    finally:
+        if load.temporary:
+            load.temporary.unlink(missing_ok=True)
+
+
 def ingest(con: duckdb.DuckDBPyConnection, path: str | Path, report_type: str) -> Ingested:
-    """Load one export into its tables in one transaction; identical content is stored once."""
+    """Load one export into its tables in one transaction; identical content is stored once.
+
+    DuckDB parses; only when it meets bytes that are not UTF-8 does a slower path decode a copy with U+FFFD in
+    their place, keeping the rows and noting how many sequences were replaced."""
     label = str(path)
-    load = readers.load(Path(path), report_type)
     with ThreadPoolExecutor(max_workers=1) as pool:
         hashing = pool.submit(file_hashes, Path(path))  # hashlib releases the GIL while DuckDB parses
-        con.execute("BEGIN TRANSACTION")
         try:
-            trace_id = con.execute("SELECT nextval('trace_id_seq')").fetchone()[0]
-            for sql, rows in load.setup:
-                con.executemany(sql, rows) if rows else con.execute(sql)
-            for table, select_sql in load.inserts:
-                con.execute(f"INSERT INTO {table} SELECT {trace_id}, * FROM ({select_sql})")
-            rows = con.execute(
-                f"SELECT count(*) FROM {load.inserts[0][0]} WHERE trace_id = ?", [trace_id]
-            ).fetchone()[0]
-            sha256, content_sha256 = hashing.result()
-            if rows == 0:
-                raise InputError(f"{label}: {report_type} has a header but no data rows")
-            existing = _existing(con, sha256, report_type)
-            if existing:
-                con.execute("ROLLBACK")
-                return Ingested(existing[0], label, report_type, sha256, content_sha256, existing[1], True)
-            con.execute(
-                "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, NULL, now()::TIMESTAMP)",
-                [trace_id, label, sha256, content_sha256, report_type, rows],
-            )
-            con.execute("COMMIT")
-        except InputError:
-            con.execute("ROLLBACK")
-            raise
-        except duckdb.Error as exc:
-            con.execute("ROLLBACK")
-            raise explain_duckdb_csv_error(label, exc) from None
-    return Ingested(trace_id, label, report_type, sha256, content_sha256, rows, False)
+            return _load_and_run(con, Path(path), report_type, label, hashing)
+        except _InvalidUtf8:
+            copy, replaced = utf8_copy(Path(path))
+            try:
+                ingested = _load_and_run(con, copy, report_type, label, hashing)
+            finally:
+                copy.unlink(missing_ok=True)
+            note = f"{label}: {replaced} invalid UTF-8 byte sequence(s) replaced with U+FFFD; rows kept"
+            return replace(ingested, notes=(note,))
 
 
 @dataclass(frozen=True)

@@ -18,6 +18,7 @@ class Load:
     report_type: str
     inserts: tuple[tuple[str, str], ...]
     setup: tuple[tuple[str, list[list]], ...] = field(default=())
+    temporary: Path | None = None  # a copy of the table the SELECTs read, to delete after loading
 
 
 def load(path: Path, report_type: str) -> Load:

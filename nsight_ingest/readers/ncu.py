@@ -9,13 +9,11 @@ metric rows are shorter than the header.
 from __future__ import annotations
 
 import csv
-import gzip
-import tempfile
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers import Load
-from nsight_ingest.readers.source import CsvTable, head_lines, locate_table, read_csv_call, sql_string
+from nsight_ingest.readers.source import CsvTable, head_lines, locate_table, read_csv_call, sql_string, table_copy
 from nsight_ingest.sqlfiles import read_sql
 
 IDENTITY = {
@@ -29,22 +27,6 @@ DETAILS = {
     "Estimated Speedup Type": "speedup_type", "Estimated Speedup": "speedup",
 }
 HEADER_TABLE = "CREATE OR REPLACE TEMP TABLE ncu_header (col VARCHAR, metric VARCHAR, unit VARCHAR)"
-
-
-def _clean_table(table: CsvTable) -> tuple[Path, bool, int]:
-    """The file DuckDB should read and the header's line in it: the export itself, or, when console lines
-    follow the table, a temporary copy of the table alone (a byte copy; DuckDB still does all parsing)."""
-    opener = gzip.open if table.compressed else open
-    with opener(table.path, "rt", encoding="utf-8", errors="replace", newline="") as fh:
-        lines = fh.readlines()
-    end = len(lines)
-    while end > table.header_line + 1 and not lines[end - 1].lstrip().startswith('"'):
-        end -= 1
-    if end == len(lines):
-        return table.path, table.compressed, table.header_line
-    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False, encoding="utf-8", newline="") as out:
-        out.writelines(lines[table.header_line:end])
-    return Path(out.name), False, 0
 
 
 def _units_row(table: CsvTable) -> list[str]:
@@ -64,7 +46,7 @@ def _raw(table: CsvTable) -> Load:
     missing = [raw for raw, name in IDENTITY.items() if name in ("result_id", "kernel_name") and name not in names]
     if missing:
         raise InputError(f"{table.path}: ncu raw page is missing column(s): {', '.join(missing)}")
-    path, compressed, header_line = _clean_table(table)
+    path, compressed, header_line, temporary = table_copy(table, always_scan=True)
     columns = [f"{sql_string(name)}: 'VARCHAR'" for name in names]
     source = read_csv_call(path, compressed, skip=header_line + 2, header=False, columns=columns)
     header_rows = [[name, cell.raw, unit] for name, cell, unit in zip(names, table.header, units, strict=True)
@@ -76,6 +58,7 @@ def _raw(table: CsvTable) -> Load:
         (("ncu_results", read_sql("readers/ncu_results.sql").format(source=results_source)),
          ("ncu_metrics", read_sql("readers/ncu_raw_metrics.sql").format(source=source))),
         setup=((HEADER_TABLE, []), ("INSERT INTO ncu_header VALUES (?, ?, ?)", header_rows)),
+        temporary=temporary,
     )
 
 
@@ -86,7 +69,7 @@ def _details(table: CsvTable) -> Load:
                ("result_id", "kernel_name", "metric", "unit", "value_text")]
     if missing:
         raise InputError(f"{table.path}: ncu details page is missing column(s): {', '.join(missing)}")
-    path, compressed, header_line = _clean_table(table)
+    path, compressed, header_line, temporary = table_copy(table, always_scan=True)
     columns = [f"{sql_string(name)}: 'VARCHAR'" for name in names]
     reader = read_csv_call(path, compressed, skip=header_line + 1, header=False, columns=columns, null_padding=True)
     select = ", ".join(c if c in names else f"NULL AS {c}" for c in known.values())
@@ -96,6 +79,7 @@ def _details(table: CsvTable) -> Load:
         (("ncu_results", read_sql("readers/ncu_results.sql").format(source=source)),
          ("ncu_metrics", read_sql("readers/ncu_details_metrics.sql").format(source=source)),
          ("ncu_rules", read_sql("readers/ncu_details_rules.sql").format(source=source))),
+        temporary=temporary,
     )
 
 

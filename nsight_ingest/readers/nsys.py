@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers import Load
-from nsight_ingest.readers.source import CsvTable, locate_table, read_csv_call, sql_string
+from nsight_ingest.readers.source import CsvTable, locate_table, read_csv_call, sql_string, table_copy
 from nsight_ingest.sqlfiles import read_sql
 
 # Factors to the store's base units: nanoseconds, bytes, bytes per second.
@@ -112,8 +112,9 @@ def _normalized(column: Column, csv_name: str | None, unit: str | None, path: Pa
     return f"{csv_name} AS {out}"
 
 
-def build_select(table: CsvTable, spec: ReportSpec) -> str:
-    """The SELECT over DuckDB's CSV reader that returns this report's normalized rows."""
+def build_select(table: CsvTable, spec: ReportSpec, source_file: tuple[Path, bool, int]) -> str:
+    """The SELECT over DuckDB's CSV reader of `source_file` (path, compressed, header line) that returns this
+    report's normalized rows."""
     csv_columns: list[str] = []
     present: dict[str, tuple[str, str | None]] = {}
     for index, cell in enumerate(table.header):
@@ -128,7 +129,8 @@ def build_select(table: CsvTable, spec: ReportSpec) -> str:
     expressions = [
         _normalized(column, *present.get(base, (None, None)), table.path) for base, column in spec.columns.items()
     ]
-    reader = read_csv_call(table.path, table.compressed, skip=table.header_line, header=True, columns=csv_columns)
+    path, compressed, header_line = source_file
+    reader = read_csv_call(path, compressed, skip=header_line, header=True, columns=csv_columns)
     source = f"(SELECT {', '.join(expressions)} FROM {reader})"
     return read_sql(f"readers/{spec.report_type}.sql").format(source=source)
 
@@ -136,4 +138,6 @@ def build_select(table: CsvTable, spec: ReportSpec) -> str:
 def load(path: Path, report_type: str) -> Load:
     """Find `report_type`'s table in `path` and prepare the INSERT of its normalized rows."""
     spec = SPECS[report_type]
-    return Load(report_type, ((spec.table, build_select(locate_table(path, report_type), spec)),))
+    table = locate_table(path, report_type)
+    *source_file, temporary = table_copy(table, always_scan=False)
+    return Load(report_type, ((spec.table, build_select(table, spec, tuple(source_file))),), temporary=temporary)

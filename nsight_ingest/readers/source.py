@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import codecs
 import csv
 import gzip
 import hashlib
 import io
 import re
+import tempfile
 import zlib
 from dataclasses import dataclass
 from pathlib import Path
@@ -18,16 +20,17 @@ SQLITE_MAGIC = b"SQLite format 3\x00"
 HEAD_LINES = 400
 _UNIT = re.compile(r"^(?P<base>.*?)\s*\((?P<unit>[^()]*)\)$")
 
-# Columns that identify each report; the first whose columns all appear in a header wins.
+# Distinctive columns of each report; the first whose columns all appear in a header wins. They are few on
+# purpose: a report that lacks other required columns is still recognized, and the reader names what is missing.
 REPORT_SIGNATURES: tuple[tuple[str, frozenset[str]], ...] = (
-    ("cuda_gpu_trace", frozenset({"Start", "Duration", "CorrId", "GrdX", "Strm", "Name"})),
-    ("cuda_kern_exec_trace", frozenset({"API Start", "API Dur", "Kernel Start", "Kernel Dur", "Kernel Name"})),
-    ("nvtx_pushpop_trace", frozenset({"Start", "End", "Duration", "DurChild", "Name"})),
-    ("cuda_api_trace", frozenset({"Start", "Duration", "Name", "Result", "CorrID"})),
-    ("cuda_gpu_kern_sum", frozenset({"Time", "Total Time", "Instances", "Name"})),
-    ("cuda_api_sum", frozenset({"Time", "Total Time", "Num Calls", "Name"})),
-    ("ncu_details", frozenset({"ID", "Kernel Name", "Section Name", "Metric Name", "Metric Value"})),
-    ("ncu_raw", frozenset({"ID", "Kernel Name", "Grid Size", "Block Size"})),
+    ("cuda_gpu_trace", frozenset({"CorrId", "GrdX", "Strm"})),
+    ("cuda_kern_exec_trace", frozenset({"API Start", "Kernel Start"})),
+    ("nvtx_pushpop_trace", frozenset({"DurChild", "DurNonChild"})),
+    ("cuda_api_trace", frozenset({"CorrID", "Result"})),
+    ("cuda_gpu_kern_sum", frozenset({"Total Time", "Instances"})),
+    ("cuda_api_sum", frozenset({"Total Time", "Num Calls"})),
+    ("ncu_details", frozenset({"ID", "Section Name", "Metric Name"})),
+    ("ncu_raw", frozenset({"ID", "Kernel Name", "Grid Size"})),
 )
 
 
@@ -49,6 +52,14 @@ class CsvTable:
     header_line: int
     header: tuple[Header, ...]
     compressed: bool
+
+
+CONSOLE_PREFIXES = ("WARNING", "NOTICE", "Generating", "Processing", "==PROF==", "==ERROR==", "==WARNING==",
+                   "usage:", "Try '", "SKIPPED")
+
+
+def _console(line: str) -> bool:
+    return line.strip().startswith(CONSOLE_PREFIXES)
 
 
 def split_header(cell: str) -> Header:
@@ -105,17 +116,30 @@ def head_lines(path: Path, limit: int = HEAD_LINES) -> tuple[list[str], bool]:
     return lines, compressed
 
 
+def _open_text(path: Path, compressed: bool):
+    opener = gzip.open if compressed else open
+    return opener(path, "rt", encoding="utf-8", errors="replace", newline="")
+
+
+def _headers(lines, start: int = 0) -> list[tuple[int, str, list[str]]]:
+    found = []
+    for index, line in enumerate(lines, start=start):
+        if "," in line and not line[:1].isdigit():
+            cells = next(csv.reader([line.lstrip("\ufeff")]), [])
+            kind = report_type_of(cells)
+            if kind:
+                found.append((index, kind, cells))
+    return found
+
+
 def locate_table(path: Path, expected: str) -> CsvTable:
-    """Find the header of the `expected` report, skipping console lines before it."""
+    """Find the header of the `expected` report, skipping console lines and other reports before it."""
     lines, compressed = head_lines(path)
-    found: list[tuple[int, str, list[str]]] = []
-    for index, line in enumerate(lines):
-        if "," not in line:
-            continue
-        cells = next(csv.reader([line.lstrip("\ufeff")]), [])
-        kind = report_type_of(cells)
-        if kind:
-            found.append((index, kind, cells))
+    found = _headers(lines)
+    if not any(kind == expected for _, kind, _ in found) and len(lines) == HEAD_LINES and _console(lines[0]):
+        # an `nsys stats` stdout capture with several reports: look past the head for the one wanted
+        with _open_text(path, compressed) as text:
+            found = _headers(text)
     for index, kind, cells in found:
         if kind == expected:
             return CsvTable(path, kind, index, tuple(split_header(c) for c in cells), compressed)
@@ -123,7 +147,7 @@ def locate_table(path: Path, expected: str) -> CsvTable:
         kinds = ", ".join(sorted({kind for _, kind, _ in found}))
         raise InputError(f"{path}: this is a {kinds} report, expected {expected}")
     first = next((line.strip() for line in lines if line.strip()), "")
-    if first.startswith(("WARNING", "NOTICE", "Generating", "Processing", "==PROF==", "==ERROR==", "usage:")):
+    if _console(first):
         raise InputError(f"{path}: no CSV table found, only console output (first line: {first[:80]!r})")
     raise InputError(f"{path}: not an nsys/ncu CSV export: unrecognised header {first[:100]!r}")
 
@@ -172,3 +196,44 @@ def read_csv_call(path: Path, compressed: bool, *, skip: int, header: bool, colu
         f"strict_mode=true, null_padding={str(null_padding).lower()}, "
         f"compression='{'gzip' if compressed else 'none'}')"
     )
+
+
+def _is_data_line(line: str) -> bool:
+    """Rows of nsys tables start with a number, rows of ncu tables with a quote; anything else ends a table."""
+    head = line.lstrip()[:1]
+    return head.isdigit() or head in ('"', "-")
+
+
+def table_copy(table: CsvTable, always_scan: bool) -> tuple[Path, bool, int, Path | None]:
+    """(file, compressed, header line) for DuckDB to read, and a temporary file to delete afterwards.
+
+    When console lines or further reports follow the table, DuckDB reads a byte copy of just the table. Only
+    files with console lines before the table (an `nsys stats` stdout capture), or `always_scan`, are scanned.
+    """
+    if not (always_scan or table.header_line > 0):
+        return table.path, table.compressed, table.header_line, None
+    with _open_text(table.path, table.compressed) as text:
+        lines = text.readlines()
+    end = table.header_line + 1
+    while end < len(lines) and _is_data_line(lines[end]):
+        end += 1
+    if all(not line.strip() for line in lines[end:]):
+        return table.path, table.compressed, table.header_line, None
+    with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False, encoding="utf-8", newline="") as out:
+        out.writelines(lines[table.header_line:end])
+    return Path(out.name), False, 0, Path(out.name)
+
+
+def utf8_copy(path: Path) -> tuple[Path, int]:
+    """A UTF-8 copy of a file with invalid byte sequences replaced by U+FFFD, and how many were replaced."""
+    opener = gzip.open if is_gzip(path) else open
+    decoder = codecs.getincrementaldecoder("utf-8")(errors="replace")
+    replaced = 0
+    with opener(path, "rb") as raw, \
+            tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False, encoding="utf-8", newline="") as out:
+        while chunk := raw.read(1 << 20):
+            text = decoder.decode(chunk)
+            replaced += text.count("\ufffd") - chunk.count(b"\xef\xbf\xbd")
+            out.write(text)
+        out.write(decoder.decode(b"", final=True))
+    return Path(out.name), replaced

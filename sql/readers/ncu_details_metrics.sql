@@ -3,7 +3,7 @@
 WITH parsed AS (
     SELECT CAST(replace(result_id, ',', '') AS BIGINT) AS result_id, section, metric,
            coalesce(unit, '') AS unit, value_text,
-           TRY_CAST(replace(value_text, ',', '') AS DOUBLE) AS value
+           parse_number(value_text) AS value
     FROM {source}
     WHERE metric IS NOT NULL AND metric <> ''
 )

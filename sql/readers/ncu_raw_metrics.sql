@@ -5,7 +5,7 @@ WITH long AS (
 ),
 parsed AS (
     SELECT CAST(replace(l.result_id, ',', '') AS BIGINT) AS result_id, h.metric, h.unit, l.value_text,
-           TRY_CAST(replace(l.value_text, ',', '') AS DOUBLE) AS value
+           parse_number(l.value_text) AS value
     FROM long l JOIN ncu_header h USING (col)
 )
 SELECT p.result_id, NULL AS section, p.metric, p.metric AS metric_key, p.unit, p.value_text, p.value,

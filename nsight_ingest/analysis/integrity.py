@@ -1,0 +1,32 @@
+"""Data problems of a capture: what was left out, what looks wrong, whether the files belong together."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import duckdb
+
+from nsight_ingest.analysis import run_sql
+from nsight_ingest.store import Capture
+
+MIN_LAUNCH_MATCH_PERCENT = 90.0
+
+
+def check(con: duckdb.DuckDBPyConnection, capture: Capture) -> tuple[dict[str, Any], list[str]]:
+    """The `integrity` block of a capture and the warnings it calls for."""
+    row = run_sql(con, "integrity", gpu_trace=capture.gpu_trace.trace_id,
+                  kern_exec_trace=capture.kern_exec.trace_id if capture.kern_exec else None)[0]
+    block = {key: int(value) for key, value in row.items()}
+    warnings = []
+    path = capture.gpu_trace.path
+    for key, what in (("negative_duration_operations", "negative durations"),
+                      ("absurd_duration_operations", "durations over an hour")):
+        if block[key]:
+            warnings.append(f"{path}: {block[key]} GPU operation(s) with {what} left out of the analysis")
+    if capture.kern_exec is not None:
+        rate = 100.0 * block["launch_rows_matched"] / block["launch_rows"] if block["launch_rows"] else 0.0
+        block["launch_match_percent"] = rate
+        if rate < MIN_LAUNCH_MATCH_PERCENT:
+            warnings.append(f"{capture.kern_exec.path}: only {rate:.1f}% of its rows match a kernel of {path}"
+                            " on (device, start): is it from another capture?")
+    return block, warnings
