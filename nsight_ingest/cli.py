@@ -14,6 +14,8 @@ from nsight_ingest.errors import InputError
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Turn Nsight Systems / Nsight Compute CSV exports into answers.")
+rules_app = typer.Typer(no_args_is_help=True, help="Inspect a classification rule set.")
+app.add_typer(rules_app, name="rules")
 
 
 class Format(StrEnum):
@@ -130,6 +132,146 @@ def ncu_command(
         print(report.to_json(result))
     else:
         report.print_ncu(result)
+
+
+@app.command()
+def compare(
+    a: Annotated[str | None, typer.Argument(help="cuda_gpu_trace of the 'before' capture")] = None,
+    b: Annotated[str | None, typer.Argument(help="cuda_gpu_trace of the 'after' capture")] = None,
+    rules: Rules = None,
+    abba: Annotated[Path | None, typer.Option("--abba", help="per-update timings CSV: trial, variant, update, "
+                                                            "seconds (variants before/after)")] = None,
+    warmup: Annotated[int, typer.Option("--warmup", min=0, help="first updates of each trial to drop")] = 2,
+    final: Annotated[int, typer.Option("--final", min=0, help="last updates of each trial to drop")] = 1,
+    fmt: Fmt = Format.json,
+) -> None:
+    """Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba)."""
+    from nsight_ingest import pipeline, report, store
+    from nsight_ingest.analysis import classify as classify_analysis
+    from nsight_ingest.analysis import compare as analysis
+    from nsight_ingest.analysis import launches as launch_analysis
+    from nsight_ingest.rules import load_rule_set
+
+    if abba is not None:
+        if a or b:
+            raise InputError("give either two captures or --abba TIMINGS.csv, not both")
+        result = analysis.abba(abba, warmup, final)
+    else:
+        if not (a and b):
+            raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
+        rule_set = load_rule_set(rules)
+        con = store.connect()
+        parts = []
+        for path in (a, b):
+            request = pipeline.Request(path)
+            capture = pipeline.open_capture(con, request)
+            parts += [classify_analysis.summarize(con, capture, rule_set),
+                      launch_analysis.analyse(con, capture, rule_set)]
+            for warning in request.warnings:
+                _warn(warning)
+        result = analysis.captures(parts[0], parts[2], parts[1], parts[3])
+    if fmt is Format.json:
+        print(report.to_json(result))
+    else:
+        report.print_compare(result)
+
+
+@rules_app.command("audit")
+def rules_audit(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = None,
+                top: Annotated[int, typer.Option("--top", min=1, help="unclassified names to list")] = 10,
+                fmt: Fmt = Format.json) -> None:
+    """How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, neighbour share."""
+    from nsight_ingest import pipeline, report, store
+    from nsight_ingest.analysis.audit import audit
+    from nsight_ingest.rules import load_rule_set
+
+    rule_set = load_rule_set(rules)
+    con = store.connect()
+    request = pipeline.Request(gpu_trace, kern_exec)
+    result = audit(con, pipeline.open_capture(con, request), rule_set, top)
+    if fmt is Format.json:
+        print(report.to_json(result))
+    else:
+        report.print_audit(result)
+
+
+class Scheduler(StrEnum):
+    local = "local"
+    dask = "dask"
+
+
+@app.command()
+def summarize(
+    directory: Annotated[str, typer.Argument(help="folder searched for *_cuda_gpu_trace.csv[.gz] and siblings")],
+    history: Annotated[Path, typer.Option("--history", help="Parquet history folder (created if missing)")],
+    day: Annotated[str | None, typer.Option("--date", help="night of the run, YYYY-MM-DD (default: today, UTC)")]
+    = None,
+    rules: Rules = None,
+    scheduler: Annotated[Scheduler, typer.Option("--scheduler", help="local process pool or a Dask cluster")]
+    = Scheduler.local,
+    dask_address: Annotated[str | None, typer.Option("--dask-address", help="HOST:PORT of the Dask scheduler")]
+    = None,
+    workers: Annotated[int | None, typer.Option("--workers", help="local processes (default: all cores)")] = None,
+    baseline_runs: Annotated[int, typer.Option("--baseline-runs", help="compare with the last K runs")] = 7,
+    mad_k: Annotated[float, typer.Option("--mad-k", help="allowed change in robust sigmas (1.4826 x MAD)")] = 3.0,
+    min_change: Annotated[float, typer.Option("--min-change", help="... and at least this fraction of median")]
+    = 0.05,
+    min_baseline: Annotated[int, typer.Option("--min-baseline", help="runs needed before judging")] = 3,
+    direction: Annotated[list[str] | None, typer.Option("--direction", help="METRIC=up|down|none: which way is "
+                                                                          "worse; repeatable")] = None,
+    report_dir: Annotated[Path | None, typer.Option("--report-dir", help="where the .md/.html reports go "
+                                                                        "(default: HISTORY/reports)")] = None,
+    lock_timeout: Annotated[float, typer.Option("--lock-timeout", help="seconds to wait for the history lock")]
+    = 60.0,
+) -> None:
+    """Nightly job: summarize new traces into a Parquet history, check regressions, write reports.
+
+    Exit code 1 when a metric regressed, 2 when a trace failed (and nothing regressed)."""
+    import datetime as dt
+    import json
+
+    from nsight_ingest import nightly, report
+    from nsight_ingest.analysis import regressions
+    from nsight_ingest.rules import load_rule_set
+
+    try:
+        night = dt.date.fromisoformat(day) if day else dt.datetime.now(dt.UTC).date()
+    except ValueError:
+        raise InputError(f"--date {day!r}: expected YYYY-MM-DD") from None
+    baseline = regressions.Baseline(baseline_runs, mad_k, min_change, min_baseline)
+    for item in direction or []:
+        metric, _, way = item.partition("=")
+        if way not in ("up", "down", "none") or metric not in nightly.METRICS:
+            raise InputError(f"--direction {item!r}: expected METRIC=up|down|none, METRIC one of "
+                             f"{', '.join(nightly.METRICS)}")
+        baseline.directions.pop(metric, None) if way == "none" else baseline.directions.update({metric: way})
+    if scheduler is Scheduler.dask and not dask_address:
+        raise InputError("--scheduler dask needs --dask-address HOST:PORT")
+    runner = nightly.dask_runner(dask_address) if scheduler is Scheduler.dask else nightly.local_runner(workers)
+    load_rule_set(rules)  # a broken rule set fails here, once, not in every worker
+    with report.progress_bar(len(nightly.discover(directory)), "summarizing") as advance:
+        result = nightly.run(directory, history, night, str(rules) if rules else None, runner, advance,
+                             lock_timeout)
+    checks = regressions.check(history, night, result.rule_set_version, baseline)
+    captures = sorted({c["capture"] for c in checks})
+    folder = report_dir or history / "reports"
+    folder.mkdir(parents=True, exist_ok=True)
+    summary = {"run_id": result.run_id, "date": night.isoformat(), "rule_set_version": result.rule_set_version,
+               "traces_found": result.found, "written": result.written, "skipped": result.skipped,
+               "failed": result.failed}
+    markdown, page = folder / f"{night.isoformat()}.md", folder / f"{night.isoformat()}.html"
+    markdown.write_text(report.nightly_markdown(summary, checks), encoding="utf-8")
+    page.write_text(report.nightly_html(summary, checks, regressions.series(history, result.rule_set_version,
+                                                                            captures)), encoding="utf-8")
+    regressed = [c for c in checks if c["regressed"]]
+    print(json.dumps({**summary, "checked_metrics": len(checks), "regressions": regressed,
+                      "reports": {"markdown": str(markdown), "html": str(page)}}, indent=2, default=str))
+    for failure in result.failed:
+        _warn(f"failed: {failure}")
+    if regressed:
+        raise typer.Exit(1)
+    if result.failed:
+        raise typer.Exit(2)
 
 
 @app.command()

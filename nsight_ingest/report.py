@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from contextlib import contextmanager
 from typing import Any
 
 from rich.console import Console
@@ -174,3 +175,166 @@ def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
     if result["unknown_units"]:
         units = ", ".join(sorted({u["unit"] for u in result["unknown_units"]}))
         console.print(escape(f"unknown units kept as exported: {units}"), highlight=False)
+
+
+def _fmt(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.4g}"
+
+
+def nightly_markdown(summary: dict[str, Any], checks: list[dict[str, Any]]) -> str:
+    """The nightly summary as markdown: what ran, then every checked metric, regressions first."""
+    lines = [
+        f"# nsight-ingest nightly summary, {summary['date']}",
+        "",
+        f"Run `{summary['run_id']}`, rule set `{summary['rule_set_version']}`: {summary['traces_found']} trace sets"
+        f" found, {len(summary['written'])} summarized, {len(summary['skipped'])} already in the history,"
+        f" {len(summary['failed'])} failed.",
+        "",
+        f"**{sum(c['regressed'] for c in checks)} regression(s)** among {len(checks)} checked metrics.",
+        "",
+        "| capture | metric | component | tonight | baseline median | limit | baseline runs | regressed |",
+        "|---|---|---|---:|---:|---:|---:|---|",
+    ]
+    for c in checks:
+        lines.append(f"| {c['capture']} | {c['metric']} | {c['component'] or ''} | {_fmt(c['value'])} |"
+                     f" {_fmt(c['baseline_median'])} | {_fmt(c['limit'])} | {c['baseline_runs'] or 0} |"
+                     f" {'**yes**' if c['regressed'] else 'no'} |")
+    if summary["failed"]:
+        lines += ["", "## Failed", "", *[f"- {f}" for f in summary["failed"]]]
+    return "\n".join(lines) + "\n"
+
+
+def _svg(figure) -> str:
+    import io
+
+    buffer = io.StringIO()
+    figure.savefig(buffer, format="svg", bbox_inches="tight")
+    return buffer.getvalue()[buffer.getvalue().index("<svg"):]
+
+
+def nightly_plots(series: list[dict[str, Any]]) -> list[tuple[str, str]]:
+    """Per capture: component time per night (stacked bars) and launch-gap p90 over time, as inline SVG."""
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    plots = []
+    for capture in sorted({row["capture"] for row in series}):
+        rows = [r for r in series if r["capture"] == capture]
+        nights = sorted({r["date"] for r in rows})
+        components = sorted({r["component"] for r in rows if r["metric"] == "component_ms"})
+        figure, (bars, gaps) = plt.subplots(1, 2, figsize=(11, 3.4))
+        bottom = [0.0] * len(nights)
+        for component in components:
+            heights = [next((r["value"] or 0.0 for r in rows if r["metric"] == "component_ms"
+                             and r["component"] == component and r["date"] == night), 0.0) for night in nights]
+            bars.bar([str(n) for n in nights], heights, bottom=bottom, label=component)
+            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
+        bars.set_title(f"{capture}: kernel time by component (ms)")
+        bars.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
+        bars.tick_params(axis="x", labelrotation=45)
+        p90 = [(str(r["date"]), r["value"]) for r in rows if r["metric"] == "launch_gap_p90_ns"]
+        gaps.plot([d for d, _ in p90], [v for _, v in p90], marker="o")
+        gaps.set_title(f"{capture}: launch-gap p90 (ns)")
+        gaps.tick_params(axis="x", labelrotation=45)
+        plots.append((capture, _svg(figure)))
+        plt.close(figure)
+    return plots
+
+
+def nightly_html(summary: dict[str, Any], checks: list[dict[str, Any]], series: list[dict[str, Any]]) -> str:
+    """A self-contained HTML report: the summary, the table of checked metrics and inline SVG plots."""
+    import html
+
+    rows = "".join(
+        f"<tr class={'bad' if c['regressed'] else 'ok'}><td>{html.escape(c['capture'])}</td>"
+        f"<td>{html.escape(c['metric'])}</td><td>{html.escape(c['component'] or '')}</td>"
+        f"<td>{_fmt(c['value'])}</td><td>{_fmt(c['baseline_median'])}</td><td>{_fmt(c['limit'])}</td>"
+        f"<td>{c['baseline_runs'] or 0}</td><td>{'yes' if c['regressed'] else 'no'}</td></tr>"
+        for c in checks)
+    plots = "".join(f"<h2>{html.escape(capture)}</h2>{svg}" for capture, svg in nightly_plots(series))
+    regressions = sum(c["regressed"] for c in checks)
+    return f"""<!doctype html><html><head><meta charset="utf-8">
+<title>nsight-ingest nightly {summary['date']}</title>
+<style>body{{font-family:sans-serif;margin:2em}} table{{border-collapse:collapse}}
+td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} td:nth-child(-n+3){{text-align:left}}
+tr.bad{{background:#fdd}}</style></head><body>
+<h1>nsight-ingest nightly summary, {summary['date']}</h1>
+<p>Run <code>{summary['run_id']}</code>, rule set <code>{summary['rule_set_version']}</code>:
+{summary['traces_found']} trace sets found, {len(summary['written'])} summarized,
+{len(summary['skipped'])} already in the history, {len(summary['failed'])} failed.
+<b>{regressions} regression(s)</b> among {len(checks)} checked metrics.</p>
+<table><tr><th>capture</th><th>metric</th><th>component</th><th>tonight</th><th>baseline median</th><th>limit</th>
+<th>baseline runs</th><th>regressed</th></tr>{rows}</table>{plots}</body></html>
+"""
+
+
+@contextmanager
+def progress_bar(total: int, label: str):
+    """A progress bar on stderr; yields a callback to call once per finished item."""
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda _item: progress.advance(task)
+
+
+def print_compare(result: dict[str, Any], console: Console | None = None) -> None:
+    """Before/after deltas as a table (captures) or a short summary (--abba)."""
+    console = console or Console(width=140)
+    if "design" in result:
+        console.print(f"{result['design']}: {result['observations_per_variant']} updates per variant; before"
+                      f" {result['before_seconds_per_update']:.5f} s, after {result['after_seconds_per_update']:.5f}"
+                      f" s per update; {result['time_reduction_percent_rounded']}% less time, speedup"
+                      f" {result['speedup']:.4f}", highlight=False)
+        return
+    console.print(escape(f"compare {result['a']} -> {result['b']}"), highlight=False)
+    table = Table(show_edge=False)
+    for column in ("", "before", "after", "delta", "delta %"):
+        table.add_column(column, justify="left" if not column else "right")
+
+    def row(label: str, d: dict[str, Any], fmt: str = "{:,.3f}") -> None:
+        cells = [fmt.format(d[k]) if d[k] is not None else "-" for k in ("a", "b", "delta")]
+        table.add_row(label, *cells, _pct(d["delta_percent"]))
+
+    row("kernel time (ms)", result["kernel_time_ms"])
+    row("GPU span (ms)", result["gpu_span_ms"])
+    row("busy %", result["kernel_busy_percent"], "{:.2f}")
+    for name, c in result["components"].items():
+        row(f"  {name} (ms)", c["milliseconds"])
+    row("launch gaps total (ns)", result["launch_gaps"]["total_ns"], "{:,.0f}")
+    row("launch gap p90 (ns)", result["launch_gaps"]["p90_ns"], "{:,.0f}")
+    row("launch overlap %", result["launch_overlap_percent"], "{:.2f}")
+    console.print(table)
+    speedup = "-" if result["speedup"] is None else f"{result['speedup']:.4f}"
+    console.print(f"speedup {speedup}; appeared: {', '.join(result['appeared']) or '-'};"
+                  f" vanished: {', '.join(result['vanished']) or '-'}", highlight=False)
+
+
+def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
+    """The rules audit as text."""
+    console = console or Console(width=150)
+    unclassified = result["unclassified"]
+    neighbour = _pct(result["neighbour_rules"]["percent_of_kernel_time"])
+    console.print(escape(f"rules audit {result['source_gpu_trace']}: unclassified {unclassified['milliseconds']:,.3f}"
+                         f" ms ({_pct(unclassified['percent_of_kernel_time'])}) in {unclassified['launches']}"
+                         f" launches; neighbour rules decided {neighbour} of the time"), highlight=False)
+    table = Table(title="top unclassified kernels", show_edge=False)
+    for column in ("ms", "launches", "name"):
+        table.add_column(column, justify="right" if column != "name" else "left", overflow="fold")
+    for name in unclassified["top_names"]:
+        table.add_row(f"{name['milliseconds']:,.3f}", str(name["launches"]), escape(name["name"][:110]))
+    console.print(table)
+    rules = Table(title="rule files", show_edge=False)
+    for column in ("rule file", "kind", "matches", "won"):
+        rules.add_column(column)
+    for rule in result["rules"]:
+        rules.add_row(rule["rule_file"], "context" if rule["context_rule"] else "name", str(rule["matches"]),
+                      str(rule["contexts_won"]))
+    console.print(rules)
+    console.print(f"dead rules: {', '.join(result['dead_rules']) or '-'}", highlight=False)
+    for overlap in result["overlapping_names"]:
+        matched = ", ".join(f"{m['rule_file']}:{m['component']}@{m['priority']}" for m in overlap["matches"])
+        console.print(escape(f"overlap: {overlap['name'][:80]} -> {overlap['winner_component']}"
+                             f" ({overlap['winner_rule_file']}); matched by {matched}"), highlight=False)

@@ -1,0 +1,105 @@
+"""compare (captures and A/B/B/A timings) and rules audit, against hand computation."""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.conftest import GPU_HEADER, kernel_row, write
+
+SAGE = "void QuantInt8Kernel<(unsigned int)128>(T6 *)"
+NORM = "void at::native::<unnamed>::vectorized_layer_norm_kernel<float, float, (bool)0>(int)"
+GEMM = "void cutlass::device_kernel<cutlass::gemm::kernel::GemmUniversal<MainloopSm120TmaWarpSpecializedBlockScaled>>"
+
+
+def test_compare_two_captures(tmp_path, run_cli):
+    # A: sage2 300 + other 100 + norm 10 = 410 ns; gaps 100 (300->400) and 90 (500->590)
+    a = write(tmp_path / "a_cuda_gpu_trace.csv", GPU_HEADER,
+              [kernel_row(0, 300, SAGE), kernel_row(400, 100, "k"), kernel_row(590, 10, NORM)])
+    # B: sage2 200 + other 100 + gemm 50 = 350 ns; gaps 50 (200->250) and 0
+    b = write(tmp_path / "b_cuda_gpu_trace.csv", GPU_HEADER,
+              [kernel_row(0, 200, SAGE), kernel_row(250, 100, "k"), kernel_row(350, 50, GEMM)])
+    out = run_cli("compare", a, b).json()
+    assert out["kernel_time_ms"]["a"] == pytest.approx(410e-6) and out["kernel_time_ms"]["b"] == pytest.approx(350e-6)
+    assert out["kernel_time_ms"]["delta_percent"] == pytest.approx(100 * (350 - 410) / 410)
+    assert out["speedup"] == pytest.approx(410 / 350)
+    sage = out["components"]["sage2"]["milliseconds"]
+    assert sage["delta"] == pytest.approx(-100e-6) and sage["delta_percent"] == pytest.approx(-100 / 3)
+    assert out["appeared"] == ["nvfp4_gemms"] and out["vanished"] == ["norm_and_rope"]
+    assert out["launch_gaps"]["total_ns"] == {"a": 190, "b": 50, "delta": -140, "delta_percent": pytest.approx(
+        -140 / 1.9)}
+    assert out["gpu_span_ms"]["a"] == pytest.approx(600e-6) and out["gpu_span_ms"]["b"] == pytest.approx(400e-6)
+    table = run_cli("compare", a, b, "--format", "table").out
+    assert "speedup 1.1714" in table and "appeared: nvfp4_gemms" in table
+
+
+def test_abba_by_hand(tmp_path, run_cli):
+    updates = {"t1": ("before", [9, 10, 11, 20]), "t2": ("after", [9, 8, 7, 20]),
+               "t3": ("after", [9, 8.5, 7.5, 20]), "t4": ("before", [9, 10.5, 9.5, 20])}
+    lines = [f"{trial},{variant},{i},{s}" for trial, (variant, seconds) in updates.items()
+             for i, s in enumerate(seconds, start=1)]
+    path = write(tmp_path / "timings.csv", "trial,variant,update,seconds", lines)
+    out = run_cli("compare", "--abba", path, "--warmup", "1", "--final", "1").json()
+    # kept: before 10, 11, 10.5, 9.5 (mean 10.25); after 8, 7, 8.5, 7.5 (mean 7.75)
+    assert out == {
+        "design": "ABBA",
+        "observations_per_variant": 4,
+        "before_seconds_per_update": 10.25,
+        "after_seconds_per_update": 7.75,
+        "time_reduction_percent_rounded": 24.39,
+        "before_update_seconds_range": [9.5, 11.0],
+        "after_update_seconds_range": [7.0, 8.5],
+        "speedup": pytest.approx(10.25 / 7.75),
+        "warmup_updates_excluded_per_trial": 1,
+        "final_updates_excluded_per_trial": 1,
+    }
+
+
+def test_abba_bad_input(tmp_path, run_cli):
+    bad = write(tmp_path / "t.csv", "trial,variant,seconds", ["1,before,3"])
+    result = run_cli("compare", "--abba", bad)
+    assert result.code == 2 and "missing update" in result.err
+    one_sided = write(tmp_path / "o.csv", "trial,variant,update,seconds", ["1,before,1,3", "1,before,2,3"])
+    result = run_cli("compare", "--abba", one_sided, "--warmup", "0", "--final", "0")
+    assert result.code == 2 and "'before' and 'after'" in result.err
+
+
+def test_audit_finds_planted_problems(tmp_path, run_cli):
+    rules = tmp_path / "rules"
+    rules.mkdir()
+    (rules / "10_wide.sql").write_text(
+        "-- component: x | wide\nSELECT name, 'x' AS component, 10 AS priority FROM kernel_names "
+        "WHERE name LIKE 'k_a%'")
+    (rules / "20_narrow.sql").write_text(
+        "-- component: y | narrow\nSELECT name, 'y' AS component, 5 AS priority FROM kernel_names WHERE name = 'k_a1'")
+    (rules / "30_dead.sql").write_text(
+        "-- component: z | dead\nSELECT name, 'z' AS component, 1 AS priority FROM kernel_names "
+        "WHERE name = 'nothing_here'")
+    (rules / "40_context.sql").write_text(
+        "-- component: x | by neighbour\nSELECT context_key, 'x' AS component, 3 AS priority FROM kernel_contexts "
+        "WHERE name = 'k_b' AND next_names[1] = 'k_a1'")
+    trace = write(tmp_path / "t_cuda_gpu_trace.csv", GPU_HEADER, [
+        kernel_row(0, 10, "k_b"), kernel_row(20, 30, "k_a1"), kernel_row(60, 40, "k_a2"),
+        kernel_row(110, 200, "zzz"), kernel_row(320, 7, "zzz"), kernel_row(400, 5, "k_b"),
+    ])
+    out = run_cli("rules", "audit", trace, "--rules", rules).json()
+    # unmatched: zzz 207 ns of 292; the second k_b (no k_a1 after it) 5 ns
+    assert out["unclassified"]["launches"] == 3
+    assert out["unclassified"]["milliseconds"] == pytest.approx(212e-6)
+    assert [(n["name"], n["launches"]) for n in out["unclassified"]["top_names"]] == [("zzz", 2), ("k_b", 1)]
+    assert out["dead_rules"] == ["30_dead.sql"]
+    (overlap,) = out["overlapping_names"]
+    assert (overlap["name"], overlap["winner_rule_file"], overlap["winner_component"]) == ("k_a1", "20_narrow.sql",
+                                                                                           "y")
+    assert [m["rule_file"] for m in overlap["matches"]] == ["20_narrow.sql", "10_wide.sql"]
+    # the first k_b (10 ns of 292) was decided by the neighbour rule
+    assert out["neighbour_rules"]["launches"] == 1
+    assert out["neighbour_rules"]["percent_of_kernel_time"] == pytest.approx(100 * 10 / 292)
+    table = run_cli("rules", "audit", trace, "--rules", rules, "--format", "table").out
+    assert "dead rules: 30_dead.sql" in table
+
+
+def test_rule_set_version_is_in_every_output(tmp_path, run_cli):
+    trace = write(tmp_path / "v_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(0, 10, SAGE)])
+    versions = {run_cli(command, trace).json()["rule_set"]["version"] for command in ("classify", "launches")}
+    versions.add(run_cli("rules", "audit", trace).json()["rule_set"]["version"])
+    assert len(versions) == 1

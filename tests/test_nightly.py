@@ -1,0 +1,156 @@
+"""The nightly job: history, regressions against a rolling baseline, idempotence, crashes, locks, schedulers."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+
+import duckdb
+import pytest
+from filelock import FileLock
+
+from nsight_ingest import nightly
+from tools.gen_trace import SEED_003, SEED_003_MEMOPS, generate
+
+NIGHTS = 6
+
+
+def make_night(folder, seed, gemm_factor=1.0, captures=("dit",)):
+    folder.mkdir(parents=True, exist_ok=True)
+    plan = dict(SEED_003)
+    count, ms = plan["nvfp4_gemms"]
+    plan["nvfp4_gemms"] = (count, ms * gemm_factor)
+    for index, capture in enumerate(captures):
+        generate(folder, capture, plan, SEED_003_MEMOPS, seed=seed * 10 + index)
+    return folder
+
+
+def summarize(run_cli, folder, history, night, *extra):
+    result = run_cli("summarize", folder, "--history", history, "--date", f"2026-11-{night:02d}", "--workers", "2",
+                     *extra)
+    return result.code, json.loads(result.out) if result.out else None, result.err
+
+
+def rows(history):
+    return duckdb.sql(f"SELECT * EXCLUDE (run_id) FROM read_parquet('{history}/date=*/*.parquet', "
+                      "hive_partitioning=true) ORDER BY ALL").fetchall()
+
+
+@pytest.fixture(scope="module")
+def baseline_nights(tmp_path_factory):
+    root = tmp_path_factory.mktemp("nights")
+    return [make_night(root / f"n{night}", seed=night) for night in range(1, NIGHTS + 1)]
+
+
+def run_history(run_cli, nights, history):
+    codes = [summarize(run_cli, folder, history, night)[0] for night, folder in enumerate(nights, start=1)]
+    assert codes == [0] * len(nights)
+
+
+def test_noise_only_history_is_not_flagged(run_cli, baseline_nights, tmp_path):
+    history = tmp_path / "history"
+    run_history(run_cli, baseline_nights, history)
+    code, out, _ = summarize(run_cli, make_night(tmp_path / "quiet", seed=99), history, 20)
+    assert code == 0 and out["regressions"] == []
+    assert out["checked_metrics"] > 10
+
+
+def test_ten_percent_regression_is_flagged(run_cli, baseline_nights, tmp_path):
+    history = tmp_path / "history"
+    run_history(run_cli, baseline_nights, history)
+    code, out, _ = summarize(run_cli, make_night(tmp_path / "slow", seed=98, gemm_factor=1.10), history, 20)
+    assert code == 1
+    assert [(r["metric"], r["component"]) for r in out["regressions"]] == [("component_ms", "nvfp4_gemms")]
+    (regression,) = out["regressions"]
+    assert regression["baseline_runs"] == NIGHTS
+    assert regression["value"] > regression["limit"] > regression["baseline_median"]
+    markdown = (history / "reports" / "2026-11-20.md").read_text()
+    assert "**1 regression(s)**" in markdown and "| dit | component_ms | nvfp4_gemms |" in markdown
+    page = (history / "reports" / "2026-11-20.html").read_text()
+    assert "<svg" in page and "<table>" in page and page.count("class=bad") == 1
+
+
+def test_rolling_baseline_by_hand(tmp_path):
+    """Baseline values 100, 102, 98, 101, 99 (median 100, MAD 1): allowed max(3 x 1.4826 x 1, 5) = 5."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from nsight_ingest.analysis import regressions
+
+    history = tmp_path / "h"
+    values = [100, 102, 98, 101, 99, 104.9, 105.1]  # nights 1-5 baseline; night 6 stays within, night 7 is over
+    for night, value in enumerate(values, start=1):
+        folder = history / f"date=2026-11-{night:02d}"
+        folder.mkdir(parents=True)
+        pq.write_table(pa.Table.from_pylist([{
+            "run_id": f"r{night}", "capture": "c", "trace_sha256": f"s{night}", "metric": "kernel_time_ms",
+            "component": None, "value": float(value), "unit": "ms", "rule_set_version": "v"}]), folder / "x.parquet")
+    check = regressions.Baseline(runs=5, min_runs=3, directions={"kernel_time_ms": "up"})
+    (night6,) = regressions.check(history, dt.date(2026, 11, 6), "v", check)
+    assert night6["baseline_median"] == 100 and night6["baseline_mad"] == 1
+    assert night6["limit"] == pytest.approx(105.0) and not night6["regressed"]
+    # night 7: the last 5 runs are 102, 98, 101, 99, 104.9: median 101, MAD 2, allowed max(8.8956, 5.05)
+    (night7,) = regressions.check(history, dt.date(2026, 11, 7), "v", check)
+    assert night7["baseline_median"] == 101 and night7["limit"] == pytest.approx(101 + 3 * 1.4826 * 2)
+    assert not night7["regressed"]
+    down = regressions.Baseline(runs=5, min_runs=3, directions={"kernel_time_ms": "down"})
+    assert regressions.check(history, dt.date(2026, 11, 6), "v", down)[0]["limit"] == pytest.approx(95.0)
+
+
+def test_idempotent_and_skips_known_traces(run_cli, baseline_nights, tmp_path):
+    history = tmp_path / "history"
+    summarize(run_cli, baseline_nights[0], history, 1)
+    before = rows(history)
+    code, out, _ = summarize(run_cli, baseline_nights[0], history, 1)
+    assert code == 0 and out["written"] == [] and len(out["skipped"]) == 1
+    assert rows(history) == before
+
+
+def test_crash_mid_run_leaves_a_readable_history_and_the_next_run_completes(tmp_path):
+    folder = make_night(tmp_path / "n", seed=5, captures=("a", "b", "c"))
+    history = tmp_path / "history"
+
+    def crashing(work, traces, rules_dir):
+        yield traces[0], work(traces[0], rules_dir)
+        raise KeyboardInterrupt  # the machine goes down after the first trace
+
+    with pytest.raises(KeyboardInterrupt):
+        nightly.run(folder, history, dt.date(2026, 11, 1), None, crashing)
+    assert {r[0] for r in rows(history)} == {"a"}  # whole files only, readable
+    assert not list(history.rglob("*.partial"))
+    result = nightly.run(folder, history, dt.date(2026, 11, 1), None, nightly.local_runner(2))
+    assert len(result.skipped) == 1 and len(result.written) == 2
+    assert {r[0] for r in rows(history)} == {"a", "b", "c"}
+
+
+def test_concurrent_run_waits_then_fails_clearly(run_cli, baseline_nights, tmp_path):
+    history = tmp_path / "history"
+    history.mkdir()
+    with FileLock(history / ".lock"):
+        result = run_cli("summarize", baseline_nights[0], "--history", history, "--lock-timeout", "0.2")
+    assert result.code == 2
+    assert "another summarize run holds the history lock" in result.err
+    assert not list(history.glob("date=*"))
+
+
+def test_dask_and_local_schedulers_write_identical_histories(run_cli, tmp_path):
+    from distributed import LocalCluster
+
+    folder = make_night(tmp_path / "n", seed=7, captures=("a", "b"))
+    local, remote = tmp_path / "local", tmp_path / "dask"
+    assert summarize(run_cli, folder, local, 3)[0] == 0
+    with LocalCluster(n_workers=2, threads_per_worker=1, dashboard_address=None, processes=True) as cluster:
+        code, out, err = summarize(run_cli, folder, remote, 3, "--scheduler", "dask", "--dask-address",
+                                   cluster.scheduler_address)
+    assert code == 0, err
+    assert len(out["written"]) == 2
+    assert rows(local) == rows(remote)
+
+
+def test_discovery_pairs_siblings(tmp_path):
+    folder = make_night(tmp_path / "n", seed=1, captures=("x",))
+    (folder / "x_nvtx_pushpop_trace.csv").write_text("")
+    (folder / "x_ncu_raw.csv").write_text("")
+    (trace,) = nightly.discover(tmp_path)
+    assert trace.capture == "x" and trace.kern_exec.endswith("x_cuda_kern_exec_trace.csv")
+    assert trace.nvtx.endswith("x_nvtx_pushpop_trace.csv") and trace.ncu[0].endswith("x_ncu_raw.csv")
