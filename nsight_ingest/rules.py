@@ -80,37 +80,33 @@ def load_rule_set(directory: str | Path | None = None) -> RuleSet:
     return RuleSet(folder, tuple(files), digest.hexdigest()[:16])
 
 
-def _columns(con: duckdb.DuckDBPyConnection, rule: RuleFile) -> list[str]:
-    try:
-        return [d[0] for d in con.execute(f"SELECT * FROM ({rule.sql}) LIMIT 0").description]
-    except duckdb.Error as exc:
-        raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
+_RESULT_COLUMNS = "['context_key', 'name', 'component', 'sub_component', 'priority']"
+_NOT_NULL = re.compile(r"NOT NULL constraint failed: rule_matches\.(\w+)")
 
 
 def _collect(con: duckdb.DuckDBPyConnection, rank: int, rule: RuleFile) -> None:
-    """Run one rule file and add its matches to temp table rule_matches."""
-    key = "context_key" if rule.by_context else "name"
-    columns = _columns(con, rule)
-    missing = [c for c in (key, "component", "priority") if c not in columns]
-    if missing:
-        raise InputError(f"{rule.path}: rule SELECT must return {', '.join(missing)}")
-    sub = "r.sub_component" if "sub_component" in columns else "NULL"
+    """Run one rule file and add its matches to temp table rule_matches (columns matched by name)."""
+    result = f"(SELECT COLUMNS(lambda c: list_contains({_RESULT_COLUMNS}, c)) FROM ({rule.sql}))"
     if rule.by_context:
-        source = f"SELECT c.name, r.context_key, r.component, {sub}, r.priority FROM ({rule.sql}) r " \
-                 "JOIN kernel_contexts c USING (context_key)"
+        source = f"SELECT r.*, c.name FROM {result} r JOIN kernel_contexts c USING (context_key)"
     else:
-        source = f"SELECT r.name, NULL, r.component, {sub}, r.priority FROM ({rule.sql}) r"
+        source = f"SELECT * FROM {result}"
     try:
-        con.execute(f"INSERT INTO rule_matches SELECT *, ?, ? FROM ({source})", [rank, rule.path.name])
+        con.execute(f"INSERT INTO rule_matches BY NAME SELECT *, ? AS rule_rank, ? AS rule_file FROM ({source})",
+                    [rank, rule.path.name])
     except duckdb.Error as exc:
+        missing = _NOT_NULL.search(str(exc))  # a column the rule does not return arrives as NULL
+        if missing:
+            raise InputError(f"{rule.path}: rule SELECT must return {missing[1]}") from None
         raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
-    declared = sorted({name for name, _ in rule.declared} | {OTHER})
-    stray = con.execute(
-        "SELECT DISTINCT component FROM rule_matches WHERE rule_rank = ? AND NOT list_contains(?, component)",
-        [rank, declared],
-    ).fetchall()
-    if stray:
-        raise InputError(f"{rule.path}: emits undeclared component {stray[0][0]!r}")
+
+
+def _check_declared(con: duckdb.DuckDBPyConnection, rule_set: RuleSet) -> None:
+    emitted = con.execute("SELECT DISTINCT rule_rank, component FROM rule_matches").fetchall()
+    for rank, component in emitted:
+        rule = rule_set.files[rank]
+        if component not in {name for name, _ in rule.declared} | {OTHER}:
+            raise InputError(f"{rule.path}: emits undeclared component {component!r}")
 
 
 def classify_scope(con: duckdb.DuckDBPyConnection, rule_set: RuleSet) -> None:
@@ -127,6 +123,7 @@ def classify_scope(con: duckdb.DuckDBPyConnection, rule_set: RuleSet) -> None:
         for rank, rule in ranked:
             if rule.by_context:
                 _collect(con, rank, rule)
+    _check_declared(con, rule_set)
     con.execute(read_sql("rules_engine/pick_winners.sql"))
     con.execute(
         "INSERT OR IGNORE INTO name_classes BY NAME "
