@@ -54,14 +54,15 @@ BoundAtLeast = Annotated[float, typer.Option("--bound-at-least", help="compute/m
 Dominance = Annotated[float, typer.Option("--dominance", help="... and more than this times the other throughput")]
 
 
-def _execute(request, db: str | None, rules: Path | None, analyse) -> dict:
+def _execute(request, db: str | None, rules: Path | None, analyse, question: dict) -> dict:
     """Open the store, run `analyse(con, capture, rule_set, window)` per window, print warnings."""
     from nsight_ingest import pipeline, store
     from nsight_ingest.rules import load_rule_set
 
     rule_set = load_rule_set(rules)
     con = store.connect(db)
-    result = pipeline.run(con, request, lambda c, capture, window: analyse(c, capture, rule_set, window))
+    result = pipeline.run(con, request, lambda c, capture, window: analyse(c, capture, rule_set, window),
+                          {**question, "rule_set_version": rule_set.version})
     for warning in request.warnings:
         _warn(warning)
     return result
@@ -90,8 +91,10 @@ def classify(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = Non
     from nsight_ingest.analysis.ncu import Thresholds
 
     request = pipeline.Request(gpu_trace, kern_exec, nvtx_trace, nvtx, time_range, per_nvtx, tuple(ncu or ()))
-    analyse = partial(summarize, thresholds=Thresholds(latency_below, bound_at_least, dominance))
-    _print(_execute(request, db, rules, analyse), fmt, report.print_classify)
+    thresholds = Thresholds(latency_below, bound_at_least, dominance)
+    analyse = partial(summarize, thresholds=thresholds)
+    _print(_execute(request, db, rules, analyse, {"command": "classify", **thresholds.params()}), fmt,
+           report.print_classify)
 
 
 @app.command()
@@ -107,7 +110,31 @@ def launches(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = Non
     from nsight_ingest.analysis.launches import analyse
 
     request = pipeline.Request(gpu_trace, kern_exec, nvtx_trace, nvtx, time_range, per_nvtx)
-    _print(_execute(request, db, rules, partial(analyse, top=top)), fmt, report.print_launches)
+    _print(_execute(request, db, rules, partial(analyse, top=top), {"command": "launches", "top": top}), fmt,
+           report.print_launches)
+
+
+@app.command()
+def ingest(
+    gpu_traces: Annotated[list[str], typer.Argument(help="cuda_gpu_trace CSVs; their kern_exec siblings come too")],
+    db: Annotated[str, typer.Option("--db", help="DuckDB store to load into (created if missing)")],
+) -> None:
+    """Load captures into a persistent store without analysing them (`query` and the analyses read it later)."""
+    import json
+
+    from nsight_ingest import pipeline, store
+
+    con = store.connect(db)
+    loaded = []
+    for path in gpu_traces:
+        request = pipeline.Request(path)
+        capture = pipeline.open_capture(con, request)
+        loaded.append({"capture_id": capture.capture_id,
+                       "inputs": [{"path": i.path, "role": role, "trace_id": i.trace_id, "rows": i.rows,
+                                   "sha256": i.sha256, "already_stored": i.reused} for i, role in capture.roles()]})
+        for warning in request.warnings:
+            _warn(warning)
+    print(json.dumps(loaded, indent=2))
 
 
 @app.command(name="ncu")

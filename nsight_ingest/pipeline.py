@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -47,13 +48,22 @@ def open_capture(con: duckdb.DuckDBPyConnection, request: Request) -> store.Capt
 
 
 def run(con: duckdb.DuckDBPyConnection, request: Request,
-        analysis: Callable[[duckdb.DuckDBPyConnection, store.Capture, scope.Window | None], dict[str, Any]]
-        ) -> dict[str, Any]:
-    """Run `analysis` on the whole capture, one window, or (with --per-nvtx) each matching NVTX range."""
+        analysis: Callable[[duckdb.DuckDBPyConnection, store.Capture, scope.Window | None], dict[str, Any]],
+        question: dict[str, Any]) -> dict[str, Any]:
+    """Run `analysis` on the whole capture, one window, or (with --per-nvtx) each matching NVTX range.
+
+    `question` names the analysis and its options (rule-set version included); with the inputs' trace ids and
+    the window options it keys the result in the store, so asking again reads the stored result."""
     capture = open_capture(con, request)
-    problems, warnings = integrity.check(con, capture)
-    request.warnings.extend(warnings)
-    return {**_windows(con, request, capture, analysis), "integrity": problems}
+    key = json.dumps({**question, "inputs": sorted(i.trace_id for i, _ in capture.roles()),
+                      "nvtx": request.nvtx, "range": request.time_range, "per_nvtx": request.per_nvtx},
+                     sort_keys=True)
+    result = store.cached_result(con, capture.capture_id, key)
+    if result is None:
+        result = {**_windows(con, request, capture, analysis), "integrity": integrity.check(con, capture)}
+        store.remember_result(con, capture.capture_id, key, result)
+    request.warnings.extend(integrity.warnings(result["integrity"], capture))
+    return result
 
 
 def _windows(con: duckdb.DuckDBPyConnection, request: Request, capture: store.Capture,

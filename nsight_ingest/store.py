@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import time
@@ -75,7 +76,7 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
         for sql, rows in load.setup:
             con.executemany(sql, rows) if rows else con.execute(sql)
         for table, select_sql in load.inserts:
-            con.execute(f"INSERT INTO {table} SELECT {trace_id}, * FROM ({select_sql})")
+            con.execute(f"INSERT INTO {table} BY NAME SELECT {trace_id} AS trace_id, * FROM ({select_sql})")
         rows = con.execute(f"SELECT count(*) FROM {load.inserts[0][0]} WHERE trace_id = ?", [trace_id]).fetchone()[0]
         sha256, content_sha256 = hashing.result()
         if rows == 0:
@@ -117,6 +118,12 @@ def ingest(con: duckdb.DuckDBPyConnection, path: str | Path, report_type: str) -
     DuckDB parses; only when it meets bytes that are not UTF-8 does a slower path decode a copy with U+FFFD in
     their place, keeping the rows and noting how many sequences were replaced."""
     label = str(path)
+    if con.execute("SELECT count(*) > 0 FROM traces").fetchone()[0]:
+        # a store with history: hash first, so a file already stored is not parsed again
+        sha256, content_sha256 = file_hashes(Path(path))
+        existing = _existing(con, sha256, report_type)
+        if existing:
+            return Ingested(existing[0], label, report_type, sha256, content_sha256, existing[1], True)
     with ThreadPoolExecutor(max_workers=1) as pool:
         hashing = pool.submit(file_hashes, Path(path))  # hashlib releases the GIL while DuckDB parses
         try:
@@ -178,3 +185,34 @@ def ingest_ncu(con: duckdb.DuckDBPyConnection, path: str | Path) -> Ingested:
     from nsight_ingest.readers import ncu
 
     return ingest(con, path, ncu.detect(Path(path)))
+
+
+def stored_capture(con: duckdb.DuckDBPyConnection, capture_id: int) -> Capture:
+    """A capture already in the store, to analyse again without reading any file."""
+    row = con.execute("SELECT gpu_trace_id, kern_exec_trace_id, nvtx_trace_id FROM captures WHERE capture_id = ?",
+                      [capture_id]).fetchone()
+    if row is None:
+        raise InputError(f"no capture {capture_id} in the store")
+
+    def stored(trace_id: int | None) -> Ingested | None:
+        if trace_id is None:
+            return None
+        path, sha, content, kind, rows = con.execute(
+            "SELECT path, sha256, content_sha256, report_type, rows FROM traces WHERE trace_id = ?", [trace_id]
+        ).fetchone()
+        return Ingested(trace_id, path, kind, sha, content, rows, True)
+
+    return Capture(capture_id, stored(row[0]), stored(row[1]), stored(row[2]))
+
+
+def cached_result(con: duckdb.DuckDBPyConnection, capture_id: int, request: str) -> dict | None:
+    """A result stored for this capture and request (command, options, rule-set version), if any."""
+    row = con.execute("SELECT result FROM summaries WHERE capture_id = ? AND request = ?",
+                      [capture_id, request]).fetchone()
+    return json.loads(row[0]) if row else None
+
+
+def remember_result(con: duckdb.DuckDBPyConnection, capture_id: int, request: str, result: dict) -> None:
+    """Store a computed result so the same question is answered from the store next time."""
+    con.execute("INSERT OR REPLACE INTO summaries VALUES (?, ?, ?, now()::TIMESTAMP)",
+                [capture_id, request, json.dumps(result)])

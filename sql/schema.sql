@@ -21,7 +21,7 @@ CREATE TABLE IF NOT EXISTS gpu_ops (
     trace_id                 INTEGER NOT NULL,
     start_ns                 BIGINT NOT NULL,
     duration_ns              BIGINT NOT NULL,
-    end_ns                   BIGINT NOT NULL,   -- start_ns + duration_ns
+    end_ns                   BIGINT GENERATED ALWAYS AS (start_ns + duration_ns) VIRTUAL,
     op_kind                  VARCHAR NOT NULL,  -- kernel | memcpy | memset | other
     corr_id                  BIGINT,
     grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
@@ -46,7 +46,7 @@ CREATE TABLE IF NOT EXISTS kernel_launches (
     trace_id            INTEGER NOT NULL,
     api_start_ns        BIGINT NOT NULL,
     api_duration_ns     BIGINT NOT NULL,
-    api_end_ns          BIGINT NOT NULL,
+    api_end_ns          BIGINT GENERATED ALWAYS AS (api_start_ns + api_duration_ns) VIRTUAL,
     queue_start_ns      BIGINT,               -- NULL: the kernel did not wait in the queue
     queue_duration_ns   BIGINT,
     kernel_start_ns     BIGINT NOT NULL,      -- equals gpu_ops.start_ns of the kernel (the join key, with device)
@@ -66,7 +66,7 @@ CREATE TABLE IF NOT EXISTS api_calls (
     trace_id         INTEGER NOT NULL,
     start_ns         BIGINT NOT NULL,
     duration_ns      BIGINT NOT NULL,
-    end_ns           BIGINT NOT NULL,
+    end_ns           BIGINT GENERATED ALWAYS AS (start_ns + duration_ns) VIRTUAL,
     name             VARCHAR NOT NULL,
     result           BIGINT,
     corr_id          BIGINT,
@@ -117,6 +117,16 @@ CREATE TABLE IF NOT EXISTS name_classes (
     priority          INTEGER,
     match_count       INTEGER NOT NULL,  -- how many rules matched the name
     PRIMARY KEY (rule_set_version, name)
+);
+
+-- Results already computed for a capture: the JSON of one command with its options and rule-set version
+-- (`request`). A result depends only on the stored inputs and the request, so asking again reads it back.
+CREATE TABLE IF NOT EXISTS summaries (
+    capture_id  INTEGER NOT NULL,
+    request     VARCHAR NOT NULL,
+    result      VARCHAR NOT NULL,
+    created_at  TIMESTAMP NOT NULL,
+    PRIMARY KEY (capture_id, request)
 );
 
 -- Kernels only, the relation most questions start from.

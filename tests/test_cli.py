@@ -101,3 +101,16 @@ def test_query_errors_are_one_line(run_cli, tmp_path):
     run_cli("classify", GOOD, "--db", db)
     assert_one_line_error(run_cli("query", "--db", db, "SELECT * FROM no_such_table"), "query failed")
     assert_one_line_error(run_cli("query", "--db", tmp_path / "missing.duckdb", "SELECT 1"), "no such store")
+
+
+def test_a_stored_result_is_read_back(run_cli, tmp_path):
+    import duckdb
+
+    db = tmp_path / "store.duckdb"
+    first = run_cli("classify", GOOD, "--db", db)
+    again = run_cli("classify", GOOD, "--db", db)
+    assert first.json() == again.json()
+    other_request = run_cli("classify", GOOD, "--db", db, "--dominance", "1.5")
+    assert other_request.json()["components"] == first.json()["components"]
+    con = duckdb.connect(str(db))
+    assert con.execute("SELECT count(*) FROM summaries").fetchone() == (2,)  # one per distinct request

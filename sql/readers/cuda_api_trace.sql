@@ -2,7 +2,6 @@
 SELECT
     start_ns,
     duration_ns,
-    start_ns + duration_ns AS end_ns,
     name,
     result,
     corr_id,

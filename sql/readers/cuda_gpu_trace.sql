@@ -3,7 +3,6 @@
 SELECT
     start_ns,
     duration_ns,
-    start_ns + duration_ns AS end_ns,
     CASE
         WHEN grid_x IS NOT NULL THEN 'kernel'
         WHEN name LIKE '[CUDA memcpy%' THEN 'memcpy'

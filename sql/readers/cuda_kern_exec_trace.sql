@@ -3,7 +3,6 @@
 SELECT
     api_start_ns,
     api_duration_ns,
-    api_start_ns + api_duration_ns AS api_end_ns,
     queue_start_ns,
     queue_duration_ns,
     kernel_start_ns,

@@ -1,0 +1,155 @@
+"""Benchmark: classify and ingest against a plain DuckDB scan of the same CSVs (`make bench`).
+
+Generates a deterministic capture (tools/gen_trace.py) of --rows GPU operations with its kern_exec trace, then
+times, each as a subprocess with its peak RSS: (a) the baseline, a Python process that imports duckdb and scans
+both CSVs with read_csv, touching the columns classify uses; (b) `nsight-ingest classify` end to end;
+(c) `nsight-ingest ingest` into a persistent store; and in-process (d) the classify summary of the stored capture.
+--scaling repeats (a) and (b) at 1x, 2x and 4x the rows.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+sys.path.insert(0, str(ROOT))
+
+from tools.gen_trace import SEED_003, SEED_003_MEMOPS, seed_like  # noqa: E402
+
+OUT = ROOT / "bench_out"
+CLI = [sys.executable, "-m", "nsight_ingest"]
+BASELINE = """
+import sys, duckdb
+gpu, kern = sys.argv[1], sys.argv[2]
+con = duckdb.connect()
+con.sql(f'''SELECT Name, sum("Start (ns)"), sum("Duration (ns)"), count(GrdX), count(Device)
+            FROM read_csv('{gpu}') GROUP BY Name''').fetchall()
+con.sql(f'''SELECT sum("API Start (ns)"), sum("API Dur (ns)"), sum("Kernel Start (ns)"), count("DevId"),
+            count(DISTINCT "API Function") FROM read_csv('{kern}')''').fetchall()
+"""
+
+
+def run(command: list[str]) -> tuple[float, int]:
+    """Wall seconds and peak RSS (bytes) of one subprocess."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    _, status, usage = os.wait4(process.pid, 0)
+    elapsed = time.perf_counter() - start
+    if status != 0:
+        raise SystemExit(f"benchmark step failed: {' '.join(command)}: {process.stderr.read().decode()[-500:]}")
+    return elapsed, usage.ru_maxrss * 1024
+
+
+def capture(rows: int) -> tuple[Path, Path]:
+    """The generated capture of about `rows` GPU operations (cached in bench_out/)."""
+    per_block = sum(count for count, _ in SEED_003.values()) + SEED_003_MEMOPS
+    repeats = max(1, round(rows / per_block))
+    folder = OUT / f"rows_{repeats * per_block}"
+    gpu = folder / "bench_cuda_gpu_trace.csv"
+    if not gpu.exists():
+        folder.mkdir(parents=True, exist_ok=True)
+        seed_like(folder, "bench", repeats=repeats)
+    return gpu, folder / "bench_cuda_kern_exec_trace.csv"
+
+
+def line_count(path: Path) -> int:
+    with path.open("rb") as fh:
+        return sum(chunk.count(b"\n") for chunk in iter(lambda: fh.read(1 << 24), b"")) - 1
+
+
+def measure(rows: int, full: bool) -> dict:
+    gpu, kern = capture(rows)
+    total_rows = line_count(gpu) + line_count(kern)
+    csv_bytes = gpu.stat().st_size + kern.stat().st_size
+    steps = {"baseline_duckdb_scan": run([sys.executable, "-c", BASELINE, str(gpu), str(kern)]),
+             "classify": run([*CLI, "classify", str(gpu)])}
+    result = {"gpu_operations": line_count(gpu), "rows": total_rows, "csv_bytes": csv_bytes}
+    if full:
+        store_path = OUT / "bench_store.duckdb"
+        store_path.unlink(missing_ok=True)
+        steps["ingest_to_store"] = run([*CLI, "ingest", str(gpu), "--db", str(store_path)])
+        result["store_bytes"] = store_path.stat().st_size
+        steps["classify_stored_first"] = run([*CLI, "classify", str(gpu), "--db", str(store_path)])
+        steps["classify_stored_again"] = run([*CLI, "classify", str(gpu), "--db", str(store_path)])
+        result["requery_seconds"], result["recompute_seconds"] = requery(store_path)
+        small = ROOT / "sample_traces" / "h200_dit_oneblock_cuda_gpu_trace.csv"
+        result["small_classify_seconds"] = statistics.median(run([*CLI, "classify", str(small)])[0] for _ in range(5))
+    base = steps["baseline_duckdb_scan"][0]
+    result["steps"] = {name: {"seconds": seconds, "ratio_to_baseline": seconds / base,
+                              "rows_per_second": total_rows / seconds, "peak_rss_bytes": rss}
+                       for name, (seconds, rss) in steps.items()}
+    return result
+
+
+def requery(store_path: Path) -> tuple[float, float]:
+    """In process, median seconds of (reading the stored classify summary of the ingested capture, recomputing
+    it from the stored rows)."""
+    from nsight_ingest import store
+    from nsight_ingest.analysis.classify import summarize
+    from nsight_ingest.rules import load_rule_set
+
+    con = store.connect(store_path)
+    capture_ = store.stored_capture(con, 1)
+    rule_set = load_rule_set()
+
+    def timed(action) -> float:
+        times = []
+        for _ in range(5):
+            start = time.perf_counter()
+            action()
+            times.append(time.perf_counter() - start)
+        return statistics.median(times)
+
+    (request,) = con.execute("SELECT request FROM summaries WHERE capture_id = 1").fetchone()
+    stored = timed(lambda: store.cached_result(con, capture_.capture_id, request))
+    recomputed = timed(lambda: summarize(con, capture_, rule_set))
+    con.close()
+    return stored, recomputed
+
+
+def print_table(result: dict) -> None:
+    print(f"{result['gpu_operations']:,} GPU operations, {result['rows']:,} CSV rows,"
+          f" {result['csv_bytes'] / 1e6:,.0f} MB of CSV; {os.cpu_count()} cores")
+    print(f"{'step':<22}{'seconds':>9}{'x baseline':>12}{'rows/s':>14}{'peak RSS MB':>13}")
+    for name, step in result["steps"].items():
+        print(f"{name:<22}{step['seconds']:>9.2f}{step['ratio_to_baseline']:>12.2f}{step['rows_per_second']:>14,.0f}"
+              f"{step['peak_rss_bytes'] / 2**20:>13,.0f}")
+    if "store_bytes" in result:
+        print(f"store {result['store_bytes'] / 1e6:,.0f} MB = {result['store_bytes'] / result['csv_bytes']:.3f} of the"
+              f" CSV; re-query of the stored capture {result['requery_seconds']:.4f} s (recomputed from the stored"
+              f" rows: {result['recompute_seconds']:.2f} s); classify of a 28-row trace"
+              f" {result['small_classify_seconds']:.2f} s")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--rows", type=int, default=1_000_000, help="GPU operations at 1x (default 1M)")
+    parser.add_argument("--scaling", action="store_true", help="also run 2x and 4x")
+    parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    args = parser.parse_args()
+    results = [measure(args.rows, full=True)]
+    if args.scaling:
+        results += [measure(args.rows * factor, full=False) for factor in (2, 4)]
+    if args.json:
+        print(json.dumps(results, indent=2))
+        return
+    for result in results:
+        print_table(result)
+        print()
+    if args.scaling:
+        first = results[0]["steps"]["classify"]
+        for result in results[1:]:
+            step = result["steps"]["classify"]
+            print(f"classify at {result['gpu_operations']:,} operations: {step['seconds'] / first['seconds']:.2f}x the"
+                  f" time, {step['peak_rss_bytes'] / first['peak_rss_bytes']:.2f}x the peak RSS of 1x")
+
+
+if __name__ == "__main__":
+    main()
