@@ -137,6 +137,53 @@ def ingest(
     print(json.dumps(loaded, indent=2))
 
 
+@app.command()
+def ranks(
+    files: Annotated[list[str], typer.Argument(help="one cuda_gpu_trace (CSV or nsys .sqlite) per rank, or one "
+                                                     "file holding several GPUs")],
+    rank_pattern: Annotated[str, typer.Option("--rank-pattern", help="regex whose group 1 is the rank in a file "
+                                                                     "name")] = r"(?:rank|_r)(\d+)",
+    offset: Annotated[list[str] | None, typer.Option("--offset", help="RANK=NS: that rank's clock offset, instead "
+                                                                      "of the estimate; repeatable")] = None,
+    nvtx: Annotated[str | None, typer.Option("--nvtx", help="each rank's NVTX range of this name is its step")]
+    = None,
+    time_range: Annotated[str | None, typer.Option("--range", help="START_NS:END_NS on the aligned clock")] = None,
+    db: Db = None,
+    fmt: Fmt = Format.json,
+) -> None:
+    """Several ranks: aligned span, idle time of all GPUs, NCCL and all-gather time, collective skew and waiting."""
+    from nsight_ingest import pipeline, report, store
+    from nsight_ingest.analysis import ranks as analysis
+    from nsight_ingest.analysis import scope
+
+    given = {}
+    for item in offset or []:
+        rank, _, value = item.partition("=")
+        try:
+            given[int(rank)] = int(value)
+        except ValueError:
+            raise InputError(f"--offset {item!r}: expected RANK=NS, both integers") from None
+    con = store.connect(db)
+    requests = [pipeline.Request(path, nvtx=nvtx) for path in files]
+    captures = [pipeline.open_capture(con, request) for request in requests]
+    sources = analysis.assign(con, captures, rank_pattern)
+    if nvtx:
+        by_path = {c.gpu_trace.path: c for c in captures}
+        windows = {path: scope.nvtx_window(con, capture, nvtx).ranges for path, capture in by_path.items()}
+        sources = [analysis.RankSource(s.rank, s.source, s.trace_id, s.device,
+                                       (min(r[0] for r in windows[s.source]), max(r[1] for r in windows[s.source])))
+                   for s in sources]
+    window = scope.time_range(time_range).ranges[0][:2] if time_range else None
+    result = analysis.analyse(con, sources, shared_clock=len(captures) == 1, offsets=given, time_range=window)
+    for request in requests:
+        for warning in request.warnings:
+            _warn(warning)
+    if fmt is Format.json:
+        print(report.to_json(result))
+    else:
+        report.print_ranks(result)
+
+
 @app.command(name="ncu")
 def ncu_command(
     files: Annotated[list[str], typer.Argument(help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")],

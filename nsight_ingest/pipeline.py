@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -12,7 +13,7 @@ import duckdb
 from nsight_ingest import store
 from nsight_ingest.analysis import integrity, scope
 from nsight_ingest.errors import EmptyScope, InputError
-from nsight_ingest.readers.source import sibling
+from nsight_ingest.readers.source import is_sqlite, sibling
 
 
 @dataclass(frozen=True)
@@ -34,8 +35,12 @@ def open_capture(con: duckdb.DuckDBPyConnection, request: Request) -> store.Capt
     chosen = [o for o in ("nvtx", "time_range", "per_nvtx") if getattr(request, o)]
     if len(chosen) > 1:
         raise InputError("choose one of --nvtx, --range, --per-nvtx")
-    kern_exec = request.kern_exec or sibling(request.gpu_trace, "cuda_kern_exec_trace")
-    nvtx_trace = request.nvtx_trace
+    sqlite_export = is_sqlite(Path(request.gpu_trace))
+    # an nsys SQLite export holds every report: it is its own kern_exec and NVTX trace
+    kern_exec = request.kern_exec or (request.gpu_trace if sqlite_export else
+                                      sibling(request.gpu_trace, "cuda_kern_exec_trace"))
+    nvtx_trace = request.nvtx_trace or (request.gpu_trace if sqlite_export and (request.nvtx or request.per_nvtx)
+                                        else None)
     if nvtx_trace is None and (request.nvtx or request.per_nvtx):
         nvtx_trace = sibling(request.gpu_trace, "nvtx_pushpop_trace")
         if nvtx_trace is None:

@@ -338,3 +338,30 @@ def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
         matched = ", ".join(f"{m['rule_file']}:{m['component']}@{m['priority']}" for m in overlap["matches"])
         console.print(escape(f"overlap: {overlap['name'][:80]} -> {overlap['winner_component']}"
                              f" ({overlap['winner_rule_file']}); matched by {matched}"), highlight=False)
+
+
+def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
+    """The multi-rank summary as text."""
+    console = console or Console(width=150)
+    console.print(f"aligned span {result['aligned_profile_span_seconds']:.6f} s; all GPUs idle"
+                  f" {result['both_gpus_idle_ms']:,.3f} ms ({_pct(result['both_gpus_idle_percent_of_aligned_span'])})",
+                  highlight=False)
+    table = Table(show_edge=False)
+    for column in ("rank", "device", "kernels", "NCCL kernels", "NCCL ms", "non-NCCL s", "kernel union %",
+                   "clock offset ns", "residual ns", "clock"):
+        table.add_column(column, justify="left" if column in ("device", "clock") else "right")
+    for r in result["ranks"]:
+        residual = "-" if r["clock_offset_residual_ns"] is None else f"{r['clock_offset_residual_ns']:,.0f}"
+        table.add_row(str(r["rank"]), escape(r["device"]), str(r["kernel_count"]), str(r["nccl_kernel_count"]),
+                      f"{r['nccl_kernel_ms']:,.3f}", f"{r['non_nccl_kernel_seconds']:.6f}",
+                      _pct(r["kernel_union_percent"]), f"{r['clock_offset_ns']:,}", residual, r["clock"])
+    console.print(table)
+    collectives = Table(title="collectives (matched by order across ranks)", show_edge=False)
+    for column in ("collective", "instances", "skew total ms", "skew max ms", "waiting rank", "late rank",
+                   "wait ms by rank"):
+        collectives.add_column(column)
+    for name, c in result["collectives"].items():
+        waits = ", ".join(f"{rank}: {ms:,.3f}" for rank, ms in c["wait_ms_by_rank"].items())
+        collectives.add_row(name, str(c["instances"]), f"{c['skew_total_ms']:,.3f}", f"{c['skew_max_ms']:,.3f}",
+                            str(c["waiting_rank"]), str(c["late_rank"]), waits)
+    console.print(collectives)

@@ -72,9 +72,11 @@ def _pause_for_tests() -> None:
 def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str, hashing: Future) -> Ingested:
     con.execute("BEGIN TRANSACTION")
     try:
-        trace_id = con.execute("SELECT nextval('trace_id_seq')").fetchone()[0]
+        trace_id = con.execute("SELECT nextval('trace_id_seq')").fetchall()[0][0]
         for sql, rows in load.setup:
             con.executemany(sql, rows) if rows else con.execute(sql)
+        for name, frame in load.frames:
+            con.register(name, frame)
         for table, select_sql in load.inserts:
             con.execute(f"INSERT INTO {table} BY NAME SELECT {trace_id} AS trace_id, * FROM ({select_sql})")
         rows = con.execute(f"SELECT count(*) FROM {load.inserts[0][0]} WHERE trace_id = ?", [trace_id]).fetchone()[0]
@@ -86,8 +88,8 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
             con.execute("ROLLBACK")
             return Ingested(existing[0], label, load.report_type, sha256, content_sha256, existing[1], True)
         con.execute(
-            "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, NULL, now()::TIMESTAMP)",
-            [trace_id, label, sha256, content_sha256, load.report_type, rows],
+            "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP)",
+            [trace_id, label, sha256, content_sha256, load.report_type, rows, load.nsys_version],
         )
         _pause_for_tests()
         con.execute("COMMIT")

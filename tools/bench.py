@@ -114,6 +114,21 @@ def requery(store_path: Path) -> tuple[float, float]:
     return stored, recomputed
 
 
+def measure_ranks(ranks: int, kernels_per_rank: int) -> dict:
+    """`nsight-ingest ranks` over `ranks` synthetic rank files of about `kernels_per_rank` kernels each."""
+    from tools.gen_ranks import generate
+
+    folder = OUT / f"ranks_{ranks}x{kernels_per_rank}"
+    if not folder.exists():
+        folder.mkdir(parents=True)
+        generate(folder, ranks=ranks, steps=max(1, kernels_per_rank // 12), seed=3)
+    files = sorted(str(p) for p in folder.glob("*_cuda_gpu_trace.csv"))
+    seconds, rss = run([*CLI, "ranks", *files])
+    rows = sum(line_count(Path(f)) for f in files)
+    return {"ranks": ranks, "kernels": rows, "seconds": seconds, "rows_per_second": rows / seconds,
+            "peak_rss_bytes": rss}
+
+
 def print_table(result: dict) -> None:
     print(f"{result['gpu_operations']:,} GPU operations, {result['rows']:,} CSV rows,"
           f" {result['csv_bytes'] / 1e6:,.0f} MB of CSV; {os.cpu_count()} cores")
@@ -133,7 +148,14 @@ def main() -> None:
     parser.add_argument("--rows", type=int, default=1_000_000, help="GPU operations at 1x (default 1M)")
     parser.add_argument("--scaling", action="store_true", help="also run 2x and 4x")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
+    parser.add_argument("--ranks", type=int, default=0, help="also time `ranks` on this many synthetic rank files")
+    parser.add_argument("--kernels-per-rank", type=int, default=250_000)
     args = parser.parse_args()
+    if args.ranks:
+        result = measure_ranks(args.ranks, args.kernels_per_rank)
+        print(json.dumps(result, indent=2) if args.json else
+              f"ranks: {result['ranks']} files, {result['kernels']:,} kernels in {result['seconds']:.2f} s"
+              f" ({result['rows_per_second']:,.0f} rows/s), peak RSS {result['peak_rss_bytes'] / 2**20:,.0f} MB")
     results = [measure(args.rows, full=True)]
     if args.scaling:
         results += [measure(args.rows * factor, full=False) for factor in (2, 4)]

@@ -19,10 +19,20 @@ class Load:
     inserts: tuple[tuple[str, str], ...]
     setup: tuple[tuple[str, list[list]], ...] = field(default=())
     temporary: Path | None = None  # a copy of the table the SELECTs read, to delete after loading
+    frames: tuple[tuple[str, object], ...] = field(default=())  # (name, DataFrame) the SELECTs read
+    nsys_version: str | None = None
 
 
 def load(path: Path, report_type: str) -> Load:
-    """The Load for `path` read as `report_type` (an nsys report or an ncu page)."""
+    """The Load for `path` read as `report_type` (an nsys report or an ncu page; CSV or nsys SQLite export)."""
+    from nsight_ingest.readers.source import is_sqlite
+
+    if is_sqlite(path):
+        from dataclasses import replace
+
+        from nsight_ingest.readers import sqlite
+
+        return replace(sqlite.load(path, report_type), nsys_version=sqlite.nsys_version(path))
     if report_type.startswith("ncu_"):
         from nsight_ingest.readers import ncu
 

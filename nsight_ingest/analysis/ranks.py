@@ -1,0 +1,160 @@
+"""Several ranks (GPUs) of one job: align their clocks, then idle time, NCCL time, collective skew and waiting."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Any
+
+import duckdb
+
+from nsight_ingest.analysis import run_script, run_sql
+from nsight_ingest.errors import InputError
+from nsight_ingest.store import Capture
+
+RANK_PATTERN = r"(?:rank|_r)(\d+)"
+
+
+@dataclass(frozen=True)
+class RankSource:
+    """Where one rank's kernels are: a trace and device, optionally a window of the rank's own clock."""
+
+    rank: int
+    source: str
+    trace_id: int
+    device: str
+    window: tuple[int, int] | None = None
+
+
+def _devices(con: duckdb.DuckDBPyConnection, trace_id: int) -> list[tuple[str, int | None]]:
+    return con.execute("SELECT DISTINCT coalesce(device, '(no device)'), device_index FROM gpu_ops WHERE trace_id = ? "
+                       "ORDER BY device_index, 1", [trace_id]).fetchall()
+
+
+def assign(con: duckdb.DuckDBPyConnection, captures: list[Capture], pattern: str = RANK_PATTERN
+           ) -> list[RankSource]:
+    """Ranks from the file names (one capture per rank), or from the devices of a single capture."""
+    if len(captures) == 1:
+        capture = captures[0]
+        devices = _devices(con, capture.gpu_trace.trace_id)
+        return [RankSource(index if device_index is None else device_index, capture.gpu_trace.path,
+                           capture.gpu_trace.trace_id, device) for index, (device, device_index) in enumerate(devices)]
+    sources = []
+    for capture in captures:
+        name = capture.gpu_trace.path.replace("\\", "/").rsplit("/", 1)[-1]
+        match = re.search(pattern, name)
+        if not match:
+            raise InputError(f"{capture.gpu_trace.path}: no rank in the file name (pattern {pattern!r}; "
+                             "use --rank-pattern)")
+        devices = _devices(con, capture.gpu_trace.trace_id)
+        if len(devices) != 1:
+            raise InputError(f"{capture.gpu_trace.path}: a rank file must hold one device, it holds {len(devices)}")
+        sources.append(RankSource(int(match.group(1)), capture.gpu_trace.path, capture.gpu_trace.trace_id,
+                                  devices[0][0]))
+    ranks = [s.rank for s in sources]
+    if len(set(ranks)) != len(ranks):
+        raise InputError(f"two files give the same rank: {sorted(ranks)}")
+    return sorted(sources, key=lambda s: s.rank)
+
+
+def _offsets(con: duckdb.DuckDBPyConnection, sources: list[RankSource], shared_clock: bool,
+             given: dict[int, int]) -> dict[int, dict[str, Any]]:
+    reference = sources[0].rank
+    estimated = {} if shared_clock else {
+        row["rank"]: row for row in run_sql(con, "rank_offsets", reference=reference)}
+    offsets = {}
+    for source in sources:
+        row = estimated.get(source.rank)
+        if source.rank in given:
+            offsets[source.rank] = {"offset_ns": given[source.rank], "residual_ns": None, "matched": None,
+                                    "how": "given"}
+        elif shared_clock:
+            offsets[source.rank] = {"offset_ns": 0, "residual_ns": None, "matched": None, "how": "shared clock"}
+        elif row is None:
+            offsets[source.rank] = {"offset_ns": 0, "residual_ns": None, "matched": 0,
+                                    "how": "no matching collectives: not aligned"}
+        else:
+            offsets[source.rank] = {"offset_ns": int(row["offset_ns"]), "residual_ns": float(row["residual_ns"]),
+                                    "matched": int(row["matched_collectives"]),
+                                    "how": "reference" if source.rank == reference else "estimated"}
+    return offsets
+
+
+def analyse(con: duckdb.DuckDBPyConnection, sources: list[RankSource], *, shared_clock: bool,
+            offsets: dict[int, int] | None = None, time_range: tuple[int, int] | None = None) -> dict[str, Any]:
+    """The multi-rank summary with the seed-000 keys, per-rank blocks and per-collective skew."""
+    con.execute("CREATE OR REPLACE TEMP TABLE rank_sources (rank INTEGER, trace_id INTEGER, device VARCHAR, "
+                "window_start_ns BIGINT, window_end_ns BIGINT)")
+    con.executemany("INSERT INTO rank_sources VALUES (?, ?, ?, ?, ?)",
+                    [[s.rank, s.trace_id, s.device, *(s.window or (None, None))] for s in sources])
+    run_script(con, "rank_kernels")
+    clocks = _offsets(con, sources, shared_clock, offsets or {})
+    con.execute("CREATE OR REPLACE TEMP TABLE rank_offsets (rank INTEGER, offset_ns BIGINT)")
+    con.executemany("INSERT INTO rank_offsets VALUES (?, ?)", [[r, c["offset_ns"]] for r, c in clocks.items()])
+    windows = [s.window for s in sources if s.window]
+    if time_range:
+        span_start, span_end = time_range
+    elif windows:
+        span_start = min(s.window[0] + clocks[s.rank]["offset_ns"] for s in sources if s.window)
+        span_end = max(s.window[1] + clocks[s.rank]["offset_ns"] for s in sources if s.window)
+    else:
+        bounds = run_sql(con, "rank_span")[0]
+        if bounds["span_start"] is None:
+            raise InputError("no kernels in any rank")
+        span_start, span_end = int(bounds["span_start"]), int(bounds["span_end"])
+    span = span_end - span_start
+    span_params = {"span_start": span_start, "span_end": span_end}
+    per_rank = {row["rank"]: row for row in run_sql(con, "rank_summary", **span_params)}
+    busy = int(run_sql(con, "ranks_idle", **span_params)[0]["busy_union_ns"])
+    idle = span - busy
+    result: dict[str, Any] = {
+        "aligned_profile_span_seconds": span / 1e9,
+        "non_nccl_kernel_seconds_per_gpu": [int(per_rank.get(s.rank, {}).get("non_nccl_kernel_ns", 0)) / 1e9
+                                            for s in sources],
+    }
+    ranks = []
+    for source in sources:
+        row = per_rank.get(source.rank, {})
+        step = (source.window[1] - source.window[0]) if source.window and not time_range else span
+        union_percent = 100.0 * int(row.get("kernel_union_ns", 0)) / step if step else None
+        result[f"rank{source.rank}_kernel_union_percent_of_rank_step"] = union_percent
+        ranks.append({
+            "rank": source.rank, "source": source.source, "device": source.device,
+            "kernel_count": int(row.get("kernel_count", 0)), "nccl_kernel_count": int(row.get("nccl_kernel_count", 0)),
+            "nccl_kernel_ms": int(row.get("nccl_kernel_ns", 0)) / 1e6,
+            "non_nccl_kernel_seconds": int(row.get("non_nccl_kernel_ns", 0)) / 1e9,
+            "kernel_union_percent": union_percent,
+            "clock_offset_ns": clocks[source.rank]["offset_ns"],
+            "clock_offset_residual_ns": clocks[source.rank]["residual_ns"],
+            "clock": clocks[source.rank]["how"],
+            "matched_collectives": clocks[source.rank]["matched"],
+        })
+    result["both_gpus_idle_ms"] = idle / 1e6
+    result["both_gpus_idle_percent_of_aligned_span"] = 100.0 * idle / span if span else None
+    if len(sources) > 2:
+        result["all_gpus_idle_ms"] = idle / 1e6
+    for source in sources:
+        result[f"rank{source.rank}_all_gather_ms"] = int(per_rank.get(source.rank, {}).get("all_gather_ns", 0)) / 1e6
+    result["ranks"] = ranks
+    result["collectives"] = _collectives(run_sql(con, "collectives", ranks=len(sources)))
+    result["aligned_span_ns"] = [span_start, span_end]
+    return result
+
+
+def _collectives(rows: list[dict[str, Any]]) -> dict[str, Any]:
+    """Per collective type: instances, arrival skew, and per rank the time waited and how often it came last."""
+    result: dict[str, Any] = {}
+    for row in rows:
+        entry = result.setdefault(row["collective"], {
+            "instances": int(row["instances"]), "skew_total_ms": int(row["skew_sum_ns"]) / 1e6,
+            "skew_max_ms": int(row["skew_max_ns"]) / 1e6, "wait_ms_by_rank": {}, "caused_wait_ms_by_rank": {},
+            "arrived_last_by_rank": {}})
+        entry["wait_ms_by_rank"][str(row["rank"])] = int(row["wait_ns"]) / 1e6
+        entry["caused_wait_ms_by_rank"][str(row["rank"])] = int(row["caused_wait_ns"]) / 1e6
+        entry["arrived_last_by_rank"][str(row["rank"])] = int(row["arrived_last"])
+    for entry in result.values():
+        waits, caused = entry["wait_ms_by_rank"], entry["caused_wait_ms_by_rank"]
+        # the rank that waited longest in total, and the one whose late arrivals made the others wait longest
+        entry["waiting_rank"] = int(max(waits, key=waits.get)) if any(waits.values()) else None
+        entry["late_rank"] = int(max(caused, key=caused.get)) if any(caused.values()) else None
+    return result

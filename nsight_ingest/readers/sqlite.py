@@ -1,0 +1,61 @@
+"""nsys `.sqlite` exports (schema 3.x): the same normalized rows as the CSV readers.
+
+DuckDB's sqlite extension would have to be downloaded, so Python's sqlite3 runs the normalizing query (SQL in
+sql/readers/sqlite_*.sql) and DuckDB inserts from the resulting DataFrames, chunk by chunk.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from nsight_ingest.errors import InputError
+from nsight_ingest.readers import Load
+from nsight_ingest.sqlfiles import read_sql
+
+TABLES = {"cuda_gpu_trace": "gpu_ops", "cuda_kern_exec_trace": "kernel_launches",
+          "nvtx_pushpop_trace": "nvtx_ranges"}
+REQUIRED = {"cuda_gpu_trace": ("CUPTI_ACTIVITY_KIND_KERNEL", "StringIds"),
+            "cuda_kern_exec_trace": ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "StringIds"),
+            "nvtx_pushpop_trace": ("NVTX_EVENTS",)}
+OPTIONAL = ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "ENUM_CUDA_MEMCPY_OPER")
+
+
+def _tables(con: sqlite3.Connection) -> set[str]:
+    return {row[0] for row in con.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+
+
+def nsys_version(path: Path) -> str | None:
+    """EXPORT_PRODUCT_VERSION of the export, if it says."""
+    with sqlite3.connect(f"file:{path}?mode=ro", uri=True) as con:
+        if "META_DATA_EXPORT" not in _tables(con):
+            return None
+        row = con.execute("SELECT value FROM META_DATA_EXPORT WHERE name = 'EXPORT_PRODUCT_VERSION'").fetchone()
+    return row[0] if row else None
+
+
+def load(path: Path, report_type: str) -> Load:
+    """Read one report's rows from the export into a DataFrame the store inserts from."""
+    import pandas as pd
+
+    if report_type not in TABLES:
+        raise InputError(f"{path}: an nsys SQLite export holds no {report_type} (it gives {', '.join(TABLES)})")
+    try:
+        con = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+        tables = _tables(con)
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{path}: not a readable SQLite file ({exc})") from None
+    missing = [t for t in REQUIRED[report_type] if t not in tables]
+    if missing:
+        raise InputError(f"{path}: SQLite export without {', '.join(missing)} (captured without CUDA tracing?)")
+    sql = read_sql(f"readers/sqlite_{report_type}.sql")
+    if report_type == "cuda_gpu_trace" and not all(t in tables for t in OPTIONAL):
+        sql = sql.split("UNION ALL")[0]  # kernels only: the capture traced no memory operations
+    try:
+        frame = pd.read_sql_query(sql, con)
+    except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:
+        raise InputError(f"{path}: reading {report_type} failed ({exc})") from None
+    finally:
+        con.close()
+    name = f"sqlite_{report_type}"
+    return Load(report_type, ((TABLES[report_type], f"SELECT * FROM {name}"),), frames=((name, frame),))

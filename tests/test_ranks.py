@@ -1,0 +1,120 @@
+"""Multi-rank: clock alignment, idle time, NCCL time and collective skew, on synthetic ranks with known truth
+and on the two real two-GPU nsys SQLite exports (checked with plain SQL on the files)."""
+
+from __future__ import annotations
+
+import sqlite3
+
+import pytest
+
+from tests.conftest import DATA
+from tools.gen_ranks import NCCL, generate
+
+SQLITE = DATA / "multi_rank"
+
+
+def union_length(intervals):
+    total, reach = 0, None
+    for start, end in sorted(intervals):
+        if reach is None or start > reach:
+            total += end - start
+            reach = end
+        elif end > reach:
+            total += end - reach
+            reach = end
+    return total
+
+
+@pytest.fixture(scope="module")
+def two_ranks(tmp_path_factory):
+    return generate(tmp_path_factory.mktemp("ranks"), ranks=2, offsets=[7_000_000, -12_345_678])
+
+
+def test_offsets_idle_and_all_gather_recovered(two_ranks, run_cli):
+    out = run_cli("ranks", *two_ranks.files).json()
+    offsets = two_ranks.clock_offsets_ns
+    # aligned = local + offset_estimate, with rank 0 as the reference: offset_r = offset_0 - offset_r exactly,
+    # since matching collectives end together
+    assert [r["clock_offset_ns"] for r in out["ranks"]] == [0, offsets[0] - offsets[1]]
+    assert out["ranks"][1]["clock_offset_residual_ns"] == 0 and out["ranks"][1]["matched_collectives"] == 12
+    everything = [(s, e) for rank in two_ranks.intervals for s, e, _ in rank]
+    span = max(e for _, e in everything) - min(s for s, _ in everything)
+    assert out["aligned_profile_span_seconds"] == pytest.approx(span / 1e9)
+    idle = span - union_length(everything)
+    assert out["both_gpus_idle_ms"] == pytest.approx(idle / 1e6)
+    assert idle >= 3_000_000  # the injected idle window is in there
+    assert out["both_gpus_idle_percent_of_aligned_span"] == pytest.approx(100 * idle / span)
+    for rank, intervals in enumerate(two_ranks.intervals):
+        all_gather = sum(e - s for s, e, kind in intervals if kind == "all_gather")
+        assert out[f"rank{rank}_all_gather_ms"] == pytest.approx(all_gather / 1e6)
+        non_nccl = sum(e - s for s, e, kind in intervals if kind == "compute")
+        assert out["non_nccl_kernel_seconds_per_gpu"][rank] == pytest.approx(non_nccl / 1e9)
+        busy = union_length([(s, e) for s, e, _ in intervals])
+        assert out[f"rank{rank}_kernel_union_percent_of_rank_step"] == pytest.approx(100 * busy / span)
+
+
+def test_collective_skew_and_who_waits(two_ranks, run_cli):
+    out = run_cli("ranks", *two_ranks.files).json()
+    for collective in NCCL:
+        assert out["collectives"][collective]["skew_total_ms"] == pytest.approx(two_ranks.skew_ns[collective] / 1e6)
+        assert out["collectives"][collective]["instances"] == 4
+    gather = out["collectives"]["all_gather"]
+    # rank 1 arrived 2 ms late at step 2's all-gather: rank 0 waited for it
+    assert gather["late_rank"] == 1 and gather["waiting_rank"] == 0
+    assert gather["skew_max_ms"] >= 2.0
+
+
+def test_explicit_offsets_and_rank_pattern(two_ranks, tmp_path, run_cli):
+    offsets = two_ranks.clock_offsets_ns
+    given = run_cli("ranks", *two_ranks.files, "--offset", f"1={offsets[0] - offsets[1]}").json()
+    assert given["ranks"][1]["clock"] == "given"
+    assert given["both_gpus_idle_ms"] == pytest.approx(run_cli("ranks", *two_ranks.files).json()["both_gpus_idle_ms"])
+    renamed = []
+    for rank, path in enumerate(two_ranks.files):
+        target = tmp_path / f"host-{rank}-gpu_cuda_gpu_trace.csv"
+        target.write_text(path.read_text())
+        renamed.append(target)
+    assert run_cli("ranks", *renamed).code == 2  # no rank in the names
+    out = run_cli("ranks", *renamed, "--rank-pattern", r"host-(\d+)").json()
+    assert [r["rank"] for r in out["ranks"]] == [0, 1]
+
+
+def test_four_ranks_report_all_gpus_idle(tmp_path, run_cli):
+    truth = generate(tmp_path, ranks=4, steps=2, idle_step=0, late_step=1, seed=5)
+    out = run_cli("ranks", *truth.files).json()
+    everything = [(s, e) for rank in truth.intervals for s, e, _ in rank]
+    idle = max(e for _, e in everything) - min(s for s, _ in everything) - union_length(everything)
+    assert out["all_gpus_idle_ms"] == pytest.approx(idle / 1e6)
+    assert [r["clock_offset_ns"] for r in out["ranks"]] == [truth.clock_offsets_ns[0] - o for o in
+                                                           truth.clock_offsets_ns]
+
+
+def test_range_window_on_the_aligned_clock(two_ranks, run_cli):
+    full = run_cli("ranks", *two_ranks.files).json()
+    start, end = full["aligned_span_ns"]
+    middle = f"{start + (end - start) // 4}:{start + (end - start) // 2}"
+    out = run_cli("ranks", *two_ranks.files, "--range", middle).json()
+    assert out["aligned_profile_span_seconds"] == pytest.approx((end - start) // 4 / 1e9, rel=1e-6)
+    assert out["both_gpus_idle_ms"] <= full["both_gpus_idle_ms"]
+
+
+@pytest.mark.parametrize("name", ["2gpu_mfu_before_nccl.sqlite", "h100_2gpu_1s_no_nccl.sqlite"])
+def test_real_two_gpu_sqlite(name, run_cli):
+    path = SQLITE / name
+    with sqlite3.connect(path) as con:
+        expected = {device: (count, nccl, nccl_ns) for device, count, nccl, nccl_ns in con.execute(
+            "SELECT k.deviceId, count(*), count(*) FILTER (WHERE s.value LIKE 'ncclDevKernel%'),"
+            " coalesce(sum(k.\"end\" - k.start) FILTER (WHERE s.value LIKE 'ncclDevKernel%'), 0)"
+            " FROM CUPTI_ACTIVITY_KIND_KERNEL k JOIN StringIds s ON s.id = k.demangledName GROUP BY 1")}
+        span = con.execute('SELECT max("end") - min(start) FROM CUPTI_ACTIVITY_KIND_KERNEL').fetchone()[0]
+    out = run_cli("ranks", path).json()
+    assert out["aligned_profile_span_seconds"] == pytest.approx(span / 1e9)
+    for rank in out["ranks"]:
+        count, nccl, nccl_ns = expected[rank["rank"]]
+        assert (rank["kernel_count"], rank["nccl_kernel_count"]) == (count, nccl)
+        assert rank["nccl_kernel_ms"] == pytest.approx(nccl_ns / 1e6)
+        assert rank["clock"] == "shared clock" and rank["clock_offset_ns"] == 0
+    if name.startswith("2gpu"):
+        assert out["collectives"]["send_recv"]["instances"] == 33
+    else:
+        assert out["collectives"] == {}
