@@ -118,3 +118,22 @@ def test_real_two_gpu_sqlite(name, run_cli):
         assert out["collectives"]["send_recv"]["instances"] == 33
     else:
         assert out["collectives"] == {}
+
+
+def test_real_one_rank_capture_of_the_multirank_program(run_cli):
+    """tools/capture_multirank on the one-GPU H200 with one rank (NCCL runs no collective kernel there):
+    the per-rank export path and NVTX steps, checked against the CSVs."""
+    import csv
+
+    folder = DATA / "multi_rank" / "h200_1rank"
+    with open(folder / "rank0_nvtx_pushpop_trace.csv", newline="") as fh:
+        (step,) = [r for r in csv.DictReader(fh) if r["Name"] == ":step 2"]
+    start, end = int(step["Start (ns)"]), int(step["End (ns)"])
+    with open(folder / "rank0_cuda_gpu_trace.csv", newline="") as fh:
+        kernels = [r for r in csv.DictReader(fh) if r["GrdX"] and start <= int(r["Start (ns)"]) < end]
+    out = run_cli("ranks", folder / "rank0_cuda_gpu_trace.csv", "--nvtx", "step 2").json()
+    (rank,) = out["ranks"]
+    assert rank["kernel_count"] == len(kernels) == 8
+    assert rank["non_nccl_kernel_seconds"] == pytest.approx(sum(int(r["Duration (ns)"]) for r in kernels) / 1e9)
+    assert out["aligned_profile_span_seconds"] == pytest.approx((end - start) / 1e9)
+    assert out["aligned_profile_span_seconds"] > 0.02  # the injected 20 ms late start of step 2
