@@ -7,7 +7,7 @@ from typing import Any
 
 import duckdb
 
-from nsight_ingest.analysis import inputs_block, rule_set_block, run_sql
+from nsight_ingest.analysis import inputs_block, rule_set_block, run_script, run_sql
 from nsight_ingest.rules import RuleSet, classify_scope
 from nsight_ingest.sqlfiles import read_sql
 from nsight_ingest.store import Ingested
@@ -51,6 +51,7 @@ DEFAULT_THRESHOLDS = Thresholds()
 def classify_launches(con: duckdb.DuckDBPyConnection, traces: list[int], rule_set: RuleSet) -> None:
     """Give every profiled launch of `traces` a component with the nsys rules (scope_* + kernel_classes)."""
     con.execute(read_sql("analysis/ncu_scope.sql").format(ncu_traces="(" + ", ".join(map(str, traces)) + ")"))
+    run_script(con, "scope_kernels")
     classify_scope(con, rule_set)
 
 
