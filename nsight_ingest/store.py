@@ -39,7 +39,9 @@ MEMORY_LIMIT = os.environ.get("NSIGHT_INGEST_MEMORY_LIMIT", "512MB")
 def connect(path: str | Path | None = None, *, read_only: bool = False) -> duckdb.DuckDBPyConnection:
     """Open (or create) a store; None or ':memory:' gives an in-memory one."""
     target = ":memory:" if path in (None, ":memory:") else str(path)
-    spill = os.environ.get("NSIGHT_INGEST_TEMP_DIR") or os.path.join(tempfile.gettempdir(), "nsight-ingest-spill")
+    # one spill folder per process: concurrent runs (the nightly job's workers) must not share temporary files
+    spill = os.path.join(os.environ.get("NSIGHT_INGEST_TEMP_DIR") or tempfile.gettempdir(),
+                         f"nsight-ingest-spill-{os.getpid()}")
     config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "preserve_insertion_order": False}
     try:
         con = duckdb.connect(target, read_only=read_only, config=config)
