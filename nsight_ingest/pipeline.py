@@ -65,9 +65,10 @@ def run(con: duckdb.DuckDBPyConnection, request: Request,
                      sort_keys=True)
     result = store.cached_result(con, capture.capture_id, key)
     if result is None:
-        result = {**_windows(con, request, capture, analysis), "integrity": integrity.check(con, capture)}
+        result = _windows(con, request, capture, analysis)
         store.remember_result(con, capture.capture_id, key, result)
-    request.warnings.extend(integrity.warnings(result["integrity"], capture))
+    for part in result.get("windows", [result]):
+        request.warnings.extend(integrity.warnings(part["integrity"], capture))
     return result
 
 

@@ -6,7 +6,7 @@ from typing import Any
 
 import duckdb
 
-from nsight_ingest.analysis import inputs_block, rule_set_block, run_sql, scope
+from nsight_ingest.analysis import inputs_block, integrity, rule_set_block, run_sql, scope
 from nsight_ingest.analysis.ncu import DEFAULT_THRESHOLDS, Thresholds
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.rules import RuleSet, classify_scope
@@ -63,10 +63,10 @@ def _components(rows: list[dict[str, Any]], order: list[tuple[str, str]], kernel
     return result
 
 
-def launch_api_counts(con: duckdb.DuckDBPyConnection) -> dict[str, Any]:
-    """Launch calls of the scope: seed-002 flat `<api>_calls` keys, `launch_api_calls`, graph kernels, coverage."""
+def launch_api_counts(con: duckdb.DuckDBPyConnection, coverage: dict[str, Any]) -> dict[str, Any]:
+    """Launch calls of the scope: seed-002 flat `<api>_calls` keys, `launch_api_calls`, graph kernels, and the
+    `coverage` of launch rows and kernels (launch_coverage.sql)."""
     rows = run_sql(con, "launch_api")
-    coverage = run_sql(con, "launch_coverage")[0]
     return {
         "runtime_kernel_launches": sum(int(r["calls"]) for r in rows),
         **{f"{r['api_function']}_calls": int(r["calls"]) for r in rows},
@@ -133,6 +133,7 @@ def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSe
     for row in run_sql(con, "components"):
         components.setdefault(row.pop("device"), []).append(row)
     has_launches = capture.kern_exec is not None
+    coverage = run_sql(con, "launch_coverage")[0] if has_launches else None
 
     def part(device: str | None) -> dict[str, Any]:
         gap_parts = [timelines[device]] if device is not None else [timelines[d] for d in devices]
@@ -145,11 +146,12 @@ def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSe
         **({"window": window.label} if window else {}),
         **part(None),
         "classification_policy": dict(rule_set.components()),
-        "launch_api": launch_api_counts(con) if has_launches else None,
+        "launch_api": launch_api_counts(con, coverage) if has_launches else None,
         "inputs": inputs_block(capture.roles()),
         "devices": {device: part(device) for device in devices},
         "rule_set": rule_set_block(rule_set),
         "capture_id": capture.capture_id,
+        "integrity": integrity.check(con, capture, coverage),
     }
     if capture.ncu:
         joined = ncu_by_component(con, [i.trace_id for i in capture.ncu], thresholds.params())

@@ -12,14 +12,14 @@ from nsight_ingest.store import Capture
 MIN_LAUNCH_MATCH_PERCENT = 90.0
 
 
-def check(con: duckdb.DuckDBPyConnection, capture: Capture) -> dict[str, Any]:
-    """The `integrity` block of a capture."""
-    row = run_sql(con, "integrity", gpu_trace=capture.gpu_trace.trace_id,
-                  kern_exec_trace=capture.kern_exec.trace_id if capture.kern_exec else None)[0]
+def check(con: duckdb.DuckDBPyConnection, capture: Capture, coverage: dict[str, Any] | None) -> dict[str, Any]:
+    """The `integrity` block of the selected scope; `coverage` is launch_coverage.sql's row (None: no kern_exec)."""
+    row = run_sql(con, "integrity", gpu_trace=capture.gpu_trace.trace_id)[0]
     block: dict[str, Any] = {key: int(value) for key, value in row.items()}
-    if capture.kern_exec is not None:
-        matched, rows = block["launch_rows_matched"], block["launch_rows"]
-        block["launch_match_percent"] = 100.0 * matched / rows if rows else 0.0
+    if coverage is not None:
+        rows, matched = int(coverage["launch_rows"]), int(coverage["launch_rows_matched"])
+        block |= {"launch_rows": rows, "launch_rows_matched": matched,
+                  "launch_match_percent": 100.0 * matched / rows if rows else 0.0}
     return block
 
 
@@ -32,7 +32,7 @@ def warnings(block: dict[str, Any], capture: Capture) -> list[str]:
         if block[key]:
             found.append(f"{path}: {block[key]} GPU operation(s) with {what} left out of the analysis")
     rate = block.get("launch_match_percent")
-    if capture.kern_exec is not None and rate < MIN_LAUNCH_MATCH_PERCENT:
+    if rate is not None and rate < MIN_LAUNCH_MATCH_PERCENT:
         found.append(f"{capture.kern_exec.path}: only {rate:.1f}% of its rows match a kernel of {path}"
                      " on (device, start): is it from another capture?")
     return found

@@ -6,7 +6,7 @@ from typing import Any
 
 import duckdb
 
-from nsight_ingest.analysis import inputs_block, percentiles, rule_set_block, run_script, run_sql, scope
+from nsight_ingest.analysis import inputs_block, integrity, percentiles, rule_set_block, run_script, run_sql, scope
 from nsight_ingest.analysis.classify import launch_api_counts
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.rules import RuleSet, classify_scope
@@ -41,7 +41,9 @@ def analyse(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
     has_launches = capture.kern_exec is not None
     devices = [d for (d,) in con.execute("SELECT DISTINCT device FROM scope_kernels ORDER BY 1").fetchall()]
     streams = run_sql(con, "stream_gaps")
-    api = launch_api_counts(con) if has_launches else {"launch_api_calls": None, "kernels_without_launch_row": None}
+    coverage = run_sql(con, "launch_coverage")[0] if has_launches else None
+    api = launch_api_counts(con, coverage) if has_launches else {"launch_api_calls": None,
+                                                                  "kernels_without_launch_row": None}
     queue = run_sql(con, "queue_delay")[0] if has_launches else None
     result: dict[str, Any] = {
         "source_gpu_trace": capture.gpu_trace.path,
@@ -73,6 +75,7 @@ def analyse(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
              "gaps": _gaps({**s, "total_ns": s["gap_total_ns"]})}
             for s in streams
         ]
+    result["integrity"] = integrity.check(con, capture, coverage)
     result["inputs"] = inputs_block(capture.roles())
     result["rule_set"] = rule_set_block(rule_set)
     return result

@@ -8,6 +8,8 @@ launch_keys AS (
     FROM scope_launches GROUP BY ALL
 )
 SELECT
+    coalesce(sum(launch_rows), 0)                                    AS launch_rows,
+    coalesce(sum(launch_rows) FILTER (WHERE kernels IS NOT NULL), 0) AS launch_rows_matched,
     coalesce(sum(kernels) FILTER (WHERE launch_rows IS NULL), 0)     AS kernels_without_launch_row,
     coalesce(sum(launch_rows) FILTER (WHERE kernels IS NULL), 0)     AS launch_rows_without_kernel
 FROM kernel_keys FULL OUTER JOIN launch_keys USING (device_index, start_ns)
