@@ -178,10 +178,7 @@ def ranks(
     for request in requests:
         for warning in request.warnings:
             _warn(warning)
-    if fmt is Format.json:
-        print(report.to_json(result))
-    else:
-        report.print_ranks(result)
+    _print(result, fmt, report.print_ranks)
 
 
 @app.command(name="ncu")
@@ -202,10 +199,7 @@ def ncu_command(
     inputs = [store.ingest_ncu(con, path) for path in files]
     thresholds = ncu.Thresholds(latency_below, bound_at_least, dominance)
     result = ncu.analyse(con, inputs, rule_set, thresholds, all_metrics)
-    if fmt is Format.json:
-        print(report.to_json(result))
-    else:
-        report.print_ncu(result)
+    _print(result, fmt, report.print_ncu)
 
 
 @app.command()
@@ -244,10 +238,7 @@ def compare(
             for warning in request.warnings:
                 _warn(warning)
         result = analysis.captures(parts[0], parts[2], parts[1], parts[3])
-    if fmt is Format.json:
-        print(report.to_json(result))
-    else:
-        report.print_compare(result)
+    _print(result, fmt, report.print_compare)
 
 
 @rules_app.command("audit")
@@ -263,10 +254,7 @@ def rules_audit(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = 
     con = store.connect()
     request = pipeline.Request(gpu_trace, kern_exec)
     result = audit(con, pipeline.open_capture(con, request), rule_set, top)
-    if fmt is Format.json:
-        print(report.to_json(result))
-    else:
-        report.print_audit(result)
+    _print(result, fmt, report.print_audit)
 
 
 class Scheduler(StrEnum):
