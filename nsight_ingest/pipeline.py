@@ -16,9 +16,9 @@ from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers.source import is_sqlite, sibling
 
 
-@dataclass(frozen=True)
+@dataclass
 class Request:
-    """The files and window options of one command line."""
+    """The files and window options of one command line, and the warnings gathered while running it."""
 
     gpu_trace: str
     kern_exec: str | None = None
