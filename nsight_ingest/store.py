@@ -122,14 +122,18 @@ def ingest(con: duckdb.DuckDBPyConnection, path: str | Path, report_type: str) -
     DuckDB parses; only when it meets bytes that are not UTF-8 does a slower path decode a copy with U+FFFD in
     their place, keeping the rows and noting how many sequences were replaced."""
     label = str(path)
+    known: Future | None = None
     if con.execute("SELECT count(*) > 0 FROM traces").fetchone()[0]:
         # a store with history: hash first, so a file already stored is not parsed again
         sha256, content_sha256 = file_hashes(Path(path))
         existing = _existing(con, sha256, report_type)
         if existing:
             return Ingested(existing[0], label, report_type, sha256, content_sha256, existing[1], True)
+        known = Future()
+        known.set_result((sha256, content_sha256))
     with ThreadPoolExecutor(max_workers=1) as pool:
-        hashing = pool.submit(file_hashes, Path(path))  # hashlib releases the GIL while DuckDB parses
+        # hashlib releases the GIL, so hashing in a thread overlaps DuckDB's parsing
+        hashing = known or pool.submit(file_hashes, Path(path))
         try:
             return _load_and_run(con, Path(path), report_type, label, hashing)
         except _InvalidUtf8:
