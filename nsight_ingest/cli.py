@@ -215,9 +215,8 @@ def compare(
 ) -> None:
     """Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba)."""
     from nsight_ingest import pipeline, report, store
-    from nsight_ingest.analysis import classify as classify_analysis
     from nsight_ingest.analysis import compare as analysis
-    from nsight_ingest.analysis import launches as launch_analysis
+    from nsight_ingest.analysis.launches import with_summary
     from nsight_ingest.rules import load_rule_set
 
     if abba is not None:
@@ -233,8 +232,7 @@ def compare(
         for path in (a, b):
             request = pipeline.Request(path)
             capture = pipeline.open_capture(con, request)
-            parts += [classify_analysis.summarize(con, capture, rule_set),
-                      launch_analysis.analyse(con, capture, rule_set)]
+            parts += with_summary(con, capture, rule_set)
             for warning in request.warnings:
                 _warn(warning)
         result = analysis.captures(parts[0], parts[2], parts[1], parts[3])

@@ -70,14 +70,13 @@ def discover(directory: str | Path) -> list[TraceSet]:
 def trace_rows(trace: TraceSet, rules_dir: str | None) -> dict[str, Any]:
     """Summarize one trace set: its gpu-trace sha256 and long rows (metric, component, value, unit)."""
     from nsight_ingest import store
-    from nsight_ingest.analysis import classify, launches
+    from nsight_ingest.analysis import launches
     from nsight_ingest.rules import load_rule_set
 
     rule_set = load_rule_set(rules_dir)
     con = store.connect()
     capture = store.ingest_capture(con, trace.gpu_trace, trace.kern_exec, trace.nvtx, trace.ncu)
-    summary = classify.summarize(con, capture, rule_set)
-    launch = launches.analyse(con, capture, rule_set)
+    summary, launch = launches.with_summary(con, capture, rule_set)
     values: list[tuple[str, str | None, float | None]] = []
     for component, entry in summary["components"].items():
         values += [("component_ms", component, entry["milliseconds"]),

@@ -7,7 +7,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest.analysis import inputs_block, integrity, percentiles, rule_set_block, run_script, run_sql, scope
-from nsight_ingest.analysis.classify import launch_api_counts
+from nsight_ingest.analysis.classify import launch_api_counts, summarize
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.rules import RuleSet, classify_scope
 from nsight_ingest.store import Capture
@@ -29,12 +29,16 @@ def _starved(row: dict[str, Any] | None) -> dict[str, Any]:
 
 
 def analyse(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
-            window: scope.Window | None = None, top: int = 10) -> dict[str, Any]:
-    """The launch analysis of one capture or window, as a JSON-ready dict."""
-    scope.select(con, capture, window)
+            window: scope.Window | None = None, top: int = 10, *, scope_ready: bool = False) -> dict[str, Any]:
+    """The launch analysis of one capture or window, as a JSON-ready dict.
+
+    `scope_ready`: the scope of this capture and window is already selected and classified with `rule_set`."""
+    if not scope_ready:
+        scope.select(con, capture, window)
     if not con.execute("SELECT count(*) FROM scope_kernels").fetchone()[0]:
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no kernels in this scope")
-    classify_scope(con, rule_set)
+    if not scope_ready:
+        classify_scope(con, rule_set)
     run_script(con, "kernel_gaps")
     gaps = {row.pop("device"): row for row in run_sql(con, "gap_percentiles")}
     starved = {row.pop("device"): row for row in run_sql(con, "cpu_starved")}
@@ -79,3 +83,10 @@ def analyse(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
     result["inputs"] = inputs_block(capture.roles())
     result["rule_set"] = rule_set_block(rule_set)
     return result
+
+
+def with_summary(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet
+                 ) -> tuple[dict[str, Any], dict[str, Any]]:
+    """classify's summary and the launch analysis of a whole capture, selecting and classifying it once."""
+    summary = summarize(con, capture, rule_set)
+    return summary, analyse(con, capture, rule_set, scope_ready=True)
