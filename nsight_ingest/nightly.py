@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any
 
 from nsight_ingest.errors import InputError
+from nsight_ingest.readers.source import sibling
 
 GPU_TRACE = re.compile(r"^(?P<capture>.+)_cuda_gpu_trace\.csv(?:\.gz)?$")
 
@@ -57,13 +58,9 @@ def discover(directory: str | Path) -> list[TraceSet]:
         if not match:
             continue
         prefix = match["capture"]
-
-        def sibling(report: str, folder: Path = path.parent, prefix: str = prefix) -> str | None:
-            found = [folder / f"{prefix}_{report}{ext}" for ext in (".csv", ".csv.gz")]
-            return next((str(p) for p in found if p.is_file()), None)
-
         ncu = tuple(str(p) for p in sorted(path.parent.glob(f"{prefix}_ncu*.csv*")))
-        sets.append(TraceSet(prefix, str(path), sibling("cuda_kern_exec_trace"), sibling("nvtx_pushpop_trace"), ncu))
+        sets.append(TraceSet(prefix, str(path), sibling(str(path), "cuda_kern_exec_trace"),
+                             sibling(str(path), "nvtx_pushpop_trace"), ncu))
     return sets
 
 

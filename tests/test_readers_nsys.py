@@ -144,3 +144,11 @@ def test_sibling_keeps_the_users_spelling(tmp_path, monkeypatch):
     assert sibling("bench\\run_cuda_gpu_trace.csv.gz", "cuda_kern_exec_trace") == (
         "bench\\run_cuda_kern_exec_trace.csv.gz")
     assert sibling("bench\\other_cuda_gpu_trace.csv", "cuda_kern_exec_trace") is None
+
+
+def test_sibling_of_the_other_compression(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "run_cuda_kern_exec_trace.csv").write_text("x")
+    (tmp_path / "z_cuda_kern_exec_trace.csv.gz").write_text("x")
+    assert sibling("run_cuda_gpu_trace.csv.gz", "cuda_kern_exec_trace") == "run_cuda_kern_exec_trace.csv"
+    assert sibling("z_cuda_gpu_trace.csv", "cuda_kern_exec_trace") == "z_cuda_kern_exec_trace.csv.gz"

@@ -178,15 +178,20 @@ def file_hashes(path: Path) -> tuple[str, str | None]:
 
 
 def sibling(path: str, report: str, suffix: str = "cuda_gpu_trace") -> str | None:
-    """The sibling export for `report` (`x_cuda_gpu_trace.csv.gz` -> `x_<report>.csv.gz`), if it exists."""
+    """The sibling export for `report` (`x_cuda_gpu_trace.csv.gz` -> `x_<report>.csv.gz`, else `x_<report>.csv`;
+    and the other way round for a plain .csv), if it exists."""
     _, sep, name = path.replace("\\", "/").rpartition("/")
     if suffix not in name:
         return None
     start = name.rfind(suffix)
-    candidate_name = name[:start] + report + name[start + len(suffix):]
-    # Keep the user's own spelling of the folder part (backslashes included) in what we return.
-    candidate = path[: len(path) - len(name)] + candidate_name if sep else candidate_name
-    return candidate if Path(candidate).is_file() else None
+    same = name[:start] + report + name[start + len(suffix):]
+    other_compression = same.removesuffix(".gz") if same.endswith(".gz") else same + ".gz"
+    for candidate_name in (same, other_compression):
+        # Keep the user's own spelling of the folder part (backslashes included) in what we return.
+        candidate = path[: len(path) - len(name)] + candidate_name if sep else candidate_name
+        if Path(candidate).is_file():
+            return candidate
+    return None
 
 
 def sql_string(value: str) -> str:
