@@ -11,7 +11,7 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
@@ -178,9 +178,9 @@ class RunResult:
     day: date
     rule_set_version: str
     found: int = 0
-    written: list[str] | None = None
-    skipped: list[str] | None = None
-    failed: list[str] | None = None
+    written: list[str] = field(default_factory=list)
+    skipped: list[str] = field(default_factory=list)
+    failed: list[str] = field(default_factory=list)
 
 
 def run(directory: str | Path, history: Path, day: date, rules_dir: str | None, runner: Runner,
@@ -202,11 +202,13 @@ def run(directory: str | Path, history: Path, day: date, rules_dir: str | None, 
     try:
         traces = discover(directory)
         done = already_done(history, rule_set.version)
-        result = RunResult(new_run_id(), day, rule_set.version, len(traces), [], [], [])
+        result = RunResult(new_run_id(), day, rule_set.version, len(traces))
         todo = []
         for trace in traces:
-            (result.skipped if file_hashes(Path(trace.gpu_trace))[0] in done else todo).append(trace)
-        result.skipped = [t.gpu_trace for t in result.skipped]
+            if file_hashes(Path(trace.gpu_trace))[0] in done:
+                result.skipped.append(trace.gpu_trace)
+            else:
+                todo.append(trace)
         for trace, outcome in runner(trace_rows, todo, rules_dir):
             if isinstance(outcome, Exception):
                 result.failed.append(f"{trace.gpu_trace}: {outcome}")
