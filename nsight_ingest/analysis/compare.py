@@ -56,10 +56,9 @@ def abba(path: Path, warmup: int, final: int) -> dict[str, Any]:
     """Seed-000 `matched_unprofiled_comparison` keys from per-update timings of before/after trials."""
     con = duckdb.connect()
     try:
-        con.execute(f"CREATE TEMP TABLE timings_raw AS {timings.select(path)}")
+        con.execute(f"CREATE TEMP TABLE timings AS {timings.select(path)}")
     except duckdb.Error as exc:
         raise InputError(f"{path}: {str(exc).splitlines()[0]}") from None
-    con.execute("CREATE TEMP VIEW timings AS SELECT * FROM timings_raw")
     variants = {r["variant"]: r for r in run_sql(con, "abba", warmup=warmup, final=final)}
     if set(variants) != {"before", "after"}:
         raise InputError(f"{path}: need kept updates of variants 'before' and 'after', found {sorted(variants)}")

@@ -1,5 +1,5 @@
 -- Matched interleaved runs (e.g. A/B/B/A): per variant, the updates left after dropping the first $warmup and the
--- last $final updates of each trial; their count, mean, min and max seconds. Reads temp view `timings`.
+-- last $final updates of each trial; their count, mean, min and max seconds. Reads temp table `timings`.
 WITH ordered AS (
     SELECT *, row_number() OVER (PARTITION BY trial ORDER BY "update") AS position,
            count(*) OVER (PARTITION BY trial) AS updates
