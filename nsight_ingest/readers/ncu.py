@@ -13,7 +13,15 @@ from pathlib import Path
 
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers import Load
-from nsight_ingest.readers.source import CsvTable, head_lines, locate_table, read_csv_call, sql_string, table_copy
+from nsight_ingest.readers.source import (
+    CsvTable,
+    head_lines,
+    locate_table,
+    read_csv_call,
+    report_types,
+    sql_string,
+    table_copy,
+)
 from nsight_ingest.sqlfiles import read_sql
 
 IDENTITY = {
@@ -85,10 +93,11 @@ def _details(table: CsvTable) -> Load:
 
 def detect(path: Path) -> str:
     """Which ncu page a file holds: 'ncu_raw' or 'ncu_details'."""
-    try:
-        return locate_table(path, "ncu_details").report_type
-    except InputError:
-        return locate_table(path, "ncu_raw").report_type
+    found = report_types(path)
+    for page in ("ncu_details", "ncu_raw"):
+        if page in found:
+            return page
+    return locate_table(path, "ncu_raw").report_type  # raises, naming what the file is instead
 
 
 def load(path: Path, report_type: str) -> Load:

@@ -139,6 +139,12 @@ def _headers(lines, start: int = 0) -> list[tuple[int, str, list[str]]]:
     return found
 
 
+def report_types(path: Path) -> set[str]:
+    """The reports whose headers appear in the head of a file."""
+    lines, _ = head_lines(path)
+    return {kind for _, kind, _ in _headers(lines)}
+
+
 def locate_table(path: Path, expected: str) -> CsvTable:
     """Find the header of the `expected` report, skipping console lines and other reports before it."""
     lines, compressed = head_lines(path)
