@@ -63,10 +63,9 @@ def _components(rows: list[dict[str, Any]], order: list[tuple[str, str]], kernel
     return result
 
 
-def launch_api_counts(con: duckdb.DuckDBPyConnection, coverage: dict[str, Any]) -> dict[str, Any]:
-    """Launch calls of the scope: seed-002 flat `<api>_calls` keys, `launch_api_calls`, graph kernels, and the
-    `coverage` of launch rows and kernels (launch_coverage.sql)."""
-    rows = run_sql(con, "launch_api")
+def launch_api_counts(rows: list[dict[str, Any]], coverage: dict[str, Any]) -> dict[str, Any]:
+    """Launch calls of the scope (launch_api.sql's `rows`): seed-002 flat `<api>_calls` keys, `launch_api_calls`,
+    graph kernels, and the `coverage` of launch rows and kernels (launch_coverage.sql)."""
     return {
         "runtime_kernel_launches": sum(int(r["calls"]) for r in rows),
         **{f"{r['api_function']}_calls": int(r["calls"]) for r in rows},
@@ -146,7 +145,7 @@ def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSe
         **({"window": window.label} if window else {}),
         **part(None),
         "classification_policy": dict(rule_set.components()),
-        "launch_api": launch_api_counts(con, coverage) if has_launches else None,
+        "launch_api": launch_api_counts(run_sql(con, "launch_api"), coverage) if has_launches else None,
         "inputs": inputs_block(capture.roles()),
         "devices": {device: part(device) for device in devices},
         "rule_set": rule_set_block(rule_set),

@@ -46,8 +46,9 @@ def analyse(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
     devices = [d for (d,) in con.execute("SELECT DISTINCT device FROM scope_kernels ORDER BY 1").fetchall()]
     streams = run_sql(con, "stream_gaps")
     coverage = run_sql(con, "launch_coverage")[0] if has_launches else None
-    api = launch_api_counts(con, coverage) if has_launches else {"launch_api_calls": None,
-                                                                  "kernels_without_launch_row": None}
+    calls = run_sql(con, "launch_api") if has_launches else []
+    api = launch_api_counts(calls, coverage) if has_launches else {"launch_api_calls": None,
+                                                                    "kernels_without_launch_row": None}
     queue = run_sql(con, "queue_delay")[0] if has_launches else None
     result: dict[str, Any] = {
         "source_gpu_trace": capture.gpu_trace.path,
@@ -58,8 +59,7 @@ def analyse(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
         "largest_gaps": run_sql(con, "largest_gaps", top=top),
         "gaps_by_component_pair": run_sql(con, "gaps_by_component_pair"),
         "api_duration_ns": (
-            {r.pop("api_function"): {"calls": r.pop("calls"), **percentiles(r)} for r in run_sql(con, "api_duration")}
-            if has_launches else None
+            {r["api_function"]: {"calls": r["calls"], **percentiles(r)} for r in calls} if has_launches else None
         ),
         "queue_delay_ns": (
             {"queued_kernels": queue["queued_kernels"], "not_queued_kernels": queue["not_queued_kernels"],

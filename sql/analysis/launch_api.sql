@@ -1,15 +1,19 @@
--- Launch calls per API function in the scope. A CUDA-graph replay is one call that launches many kernels: every
--- kernel gets its own kern_exec row, all sharing the call's thread, API start and duration, so a call is a distinct
--- (api_function, pid, tid, api_start_ns, api_duration_ns).
+-- Launch calls per API function in the scope, with percentiles of their CPU duration. A CUDA-graph replay is one
+-- call that launches many kernels: every kernel gets its own kern_exec row, all sharing the call's thread, API
+-- start and duration, so a call is a distinct (api_function, pid, tid, api_start_ns, api_duration_ns).
 WITH calls AS (
-    SELECT api_function, count(*) AS kernels
+    SELECT coalesce(api_function, '(unknown)') AS api_function, api_duration_ns, count(*) AS kernels
     FROM scope_launches
     GROUP BY api_function, pid, tid, api_start_ns, api_duration_ns
 )
-SELECT coalesce(api_function, '(unknown)') AS api_function,
-       count(*)                            AS calls,
-       sum(kernels)                        AS kernels,
-       regexp_matches(coalesce(api_function, ''), '^cu(da)?GraphLaunch') AS is_graph
+SELECT api_function,
+       count(*)                              AS calls,
+       sum(kernels)                          AS kernels,
+       regexp_matches(api_function, '^cu(da)?GraphLaunch') AS is_graph,
+       quantile_cont(api_duration_ns, 0.50)  AS p50_ns,
+       quantile_cont(api_duration_ns, 0.90)  AS p90_ns,
+       quantile_cont(api_duration_ns, 0.99)  AS p99_ns,
+       max(api_duration_ns)                  AS max_ns
 FROM calls
-GROUP BY ALL
+GROUP BY api_function
 ORDER BY calls DESC, api_function
