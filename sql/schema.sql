@@ -56,9 +56,16 @@ CREATE TABLE IF NOT EXISTS kernel_launches (
     tid                 BIGINT,
     device_index        INTEGER,
     api_function        VARCHAR,
-    grid_x INTEGER, grid_y INTEGER, grid_z INTEGER,
-    block_x INTEGER, block_y INTEGER, block_z INTEGER,
-    kernel_name         VARCHAR NOT NULL
+    grid_xyz            VARCHAR,              -- as exported: space-padded 'X Y Z', e.g. '2048    8    1'
+    block_xyz           VARCHAR,
+    -- parsed on read, so that ingest does not pay two regular expressions per row
+    grid_x INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(grid_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 1) AS INTEGER)) VIRTUAL,
+    grid_y INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(grid_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 2) AS INTEGER)) VIRTUAL,
+    grid_z INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(grid_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 3) AS INTEGER)) VIRTUAL,
+    block_x INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 1) AS INTEGER)) VIRTUAL,
+    block_y INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 2) AS INTEGER)) VIRTUAL,
+    block_z INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 3) AS INTEGER)) VIRTUAL,
+    kernel_name         VARCHAR               -- NULL in a store without detail columns (store.DETAIL_COLUMNS)
 );
 
 -- cuda_api_trace: every CUDA runtime/driver API call.

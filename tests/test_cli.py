@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from tests.conftest import GPU_HEADER, SAMPLES, kernel_row, write
+from tests.conftest import DATA, GPU_HEADER, SAMPLES, kernel_row, write
 
 GOOD = SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv"
 
@@ -114,3 +114,26 @@ def test_a_stored_result_is_read_back(run_cli, tmp_path):
     assert other_request.json()["components"] == first.json()["components"]
     con = duckdb.connect(str(db))
     assert con.execute("SELECT count(*) FROM summaries").fetchone() == (2,)  # one per distinct request
+
+
+@pytest.mark.parametrize("command", [
+    ("classify", SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv", "--per-nvtx", "step.*"),
+    ("classify", GOOD, "--ncu", DATA / "ncu" / "h200_dit_raw_metrics.csv"),
+    ("launches", SAMPLES / "llama3_rtx4060ti_cuda_gpu_trace.csv"),
+    ("launches", SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv", "--nvtx", "step 3"),
+])
+def test_in_memory_store_answers_like_a_full_store(run_cli, tmp_path, command):
+    # An in-memory store leaves store.DETAIL_COLUMNS NULL: no analysis may read them.
+    lean = run_cli(*command)
+    full = run_cli(*command, "--db", tmp_path / "full.duckdb")
+    assert lean.code == 0 and full.code == 0, (lean.err, full.err)
+    assert rounded(lean.json()) == rounded(full.json())
+
+
+def rounded(value):
+    """`value` with floats to 12 significant digits (sums of floats may run in another order)."""
+    if isinstance(value, dict):
+        return {k: rounded(v) for k, v in value.items()}
+    if isinstance(value, list):
+        return [rounded(v) for v in value]
+    return float(f"{value:.12g}") if isinstance(value, float) else value

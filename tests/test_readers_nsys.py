@@ -109,12 +109,18 @@ def test_name_mode_variants_parse(variant):
 
 def test_kern_exec_trace_columns():
     path = SAMPLES / "h200_dit_oneblock_cuda_kern_exec_trace.csv"
-    rows = rows_of(path, "cuda_kern_exec_trace")
+    con = store.connect(details=True)
+    store.ingest(con, path, "cuda_kern_exec_trace")
+    cursor = con.execute("SELECT * FROM kernel_launches ORDER BY api_start_ns")
+    columns = [d[0] for d in cursor.description]
+    rows = [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]
     first = rows[0]
     # 13960801,72649,,,14025830,1568,72649,457,457,0,cudaLaunchKernel,   2    1    1, 128    1    1,...
     assert (first["api_start_ns"], first["api_duration_ns"]) == (13960801, 72649)
     assert first["queue_start_ns"] is None and first["queue_duration_ns"] is None
     assert (first["kernel_start_ns"], first["kernel_duration_ns"], first["device_index"]) == (14025830, 1568, 0)
+    # the store parses the exported triples on read
+    assert first["grid_xyz"] == "   2    1    1"
     assert (first["grid_x"], first["grid_y"], first["grid_z"]) == (2, 1, 1)
     assert (first["block_x"], first["block_y"], first["block_z"]) == (128, 1, 1)
     assert {r["api_function"] for r in rows} == {"cudaLaunchKernel", "cuLaunchKernelEx"}

@@ -76,3 +76,22 @@ def test_persisted_store_survives_reopen(tmp_path):
     assert con.execute("SELECT count(*) FROM captures").fetchone() == (1,)
     # every launch row of this capture finds its kernel on (device, start)
     assert con.execute("SELECT count(*) FROM launched_kernels").fetchone() == (26,)
+
+
+def test_in_memory_store_leaves_detail_columns_null(tmp_path):
+    kern_exec = SAMPLES / "h200_dit_oneblock_cuda_kern_exec_trace.csv"
+    lean, full, in_file = store.connect(), store.connect(details=True), store.connect(tmp_path / "s.duckdb")
+    for con in (lean, full, in_file):
+        store.ingest(con, TRACE, "cuda_gpu_trace")
+        store.ingest(con, kern_exec, "cuda_kern_exec_trace")
+    for table, detail in store.DETAIL_COLUMNS.items():
+        kept = [c for (c,) in lean.execute(
+            "SELECT column_name FROM duckdb_columns() WHERE table_name = ? AND column_name NOT IN ?",
+            [table, list(detail)]).fetchall()]
+        count_of = "SELECT " + ", ".join(f"count({c})" for c in (*detail, *kept)) + f" FROM {table}"
+        lean_counts, full_counts = lean.execute(count_of).fetchone(), full.execute(count_of).fetchone()
+        assert lean_counts[:len(detail)] == (0,) * len(detail)  # every detail column NULL
+        assert lean_counts[len(detail):] == full_counts[len(detail):]  # the rest loaded alike
+        assert in_file.execute(count_of).fetchone() == full_counts
+    # the kernel names of the kern_exec trace are among the detail columns, and kept by a full store
+    assert full.execute("SELECT count(kernel_name) FROM kernel_launches").fetchone() == (26,)

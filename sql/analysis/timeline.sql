@@ -12,29 +12,29 @@ WITH device_kernels AS (
     SELECT device_index, start_ns, end_ns FROM scope_kernels WHERE $device IS NULL OR device = $device
 ),
 intervals AS (
-    SELECT 'kernel' AS kind, start_ns AS s, end_ns AS e FROM device_kernels
+    SELECT false AS is_api, start_ns AS s, end_ns AS e FROM device_kernels
     UNION ALL
-    SELECT 'api', api_start_ns, api_end_ns
+    SELECT true, api_start_ns, api_end_ns
     FROM scope_launches
     WHERE $device IS NULL OR device_index IN (SELECT DISTINCT device_index FROM device_kernels)
 ),
 reach AS (
-    SELECT kind, s, e,
-           max(e) FILTER (WHERE kind = 'kernel') OVER earlier AS kernel_end,
-           max(e) FILTER (WHERE kind = 'api') OVER earlier    AS api_end,
+    SELECT is_api, s, e,
+           max(e) FILTER (WHERE NOT is_api) OVER earlier AS kernel_end,
+           max(e) FILTER (WHERE is_api) OVER earlier     AS api_end,
            max(e) OVER earlier                                AS either_end
     FROM intervals
     WINDOW earlier AS (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
 gaps AS (
-    SELECT *, CASE WHEN kind = 'kernel' AND s > kernel_end THEN s - kernel_end END AS gap_ns FROM reach
+    SELECT *, CASE WHEN NOT is_api AND s > kernel_end THEN s - kernel_end END AS gap_ns FROM reach
 )
 SELECT
     count(gap_ns)                                                                             AS positive_gap_count,
     coalesce(sum(gap_ns), 0)                                                                  AS gap_total_ns,
     coalesce(max(gap_ns), 0)                                                                  AS gap_maximum_ns,
-    sum(greatest(0, e - greatest(s, coalesce(api_end, s)))) FILTER (WHERE kind = 'api')       AS api_union_ns,
-    coalesce(sum(greatest(0, e - greatest(s, coalesce(kernel_end, s)))) FILTER (WHERE kind = 'kernel'), 0)
+    sum(greatest(0, e - greatest(s, coalesce(api_end, s)))) FILTER (WHERE is_api)             AS api_union_ns,
+    coalesce(sum(greatest(0, e - greatest(s, coalesce(kernel_end, s)))) FILTER (WHERE NOT is_api), 0)
                                                                                               AS kernel_union_ns,
     coalesce(sum(greatest(0, e - greatest(s, coalesce(either_end, s)))), 0)                   AS either_union_ns
 FROM gaps

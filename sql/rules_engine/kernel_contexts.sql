@@ -10,8 +10,10 @@ WITH lookup AS (
     FROM name_winners
 ),
 contexts AS (
-    SELECT context_key, any_value(name_id) AS name_id, any_value(prev_ids) AS prev_ids,
-           any_value(next_ids) AS next_ids
+    -- every kernel of a context has the same nine ids (they make its key)
+    SELECT context_key, any_value(name_id) AS name_id,
+           [any_value(prev_1), any_value(prev_2), any_value(prev_3), any_value(prev_4)] AS prev_ids,
+           [any_value(next_1), any_value(next_2), any_value(next_3), any_value(next_4)] AS next_ids
     FROM scope_kernels
     GROUP BY context_key
 )
