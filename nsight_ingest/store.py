@@ -149,8 +149,8 @@ def ingest(con: duckdb.DuckDBPyConnection, path: str | Path, report_type: str) -
     their place, keeping the rows and noting how many sequences were replaced."""
     label = str(path)
     known: Future | None = None
-    if con.execute("SELECT count(*) > 0 FROM traces").fetchone()[0]:
-        # a store with history: hash first, so a file already stored is not parsed again
+    if con.execute("SELECT count(*) > 0 FROM traces WHERE report_type = ?", [report_type]).fetchone()[0]:
+        # a store with files of this kind: hash first, so a file already stored is not parsed again
         sha256, content_sha256 = file_hashes(Path(path))
         existing = _existing(con, sha256, report_type)
         if existing:
