@@ -35,23 +35,23 @@ class Ingested:
 # Bounded memory: past this DuckDB spills to a temporary folder instead of growing (or failing).
 MEMORY_LIMIT = os.environ.get("NSIGHT_INGEST_MEMORY_LIMIT", "512MB")
 
-# Columns no analysis reads. A store without detail columns (by default an in-memory one, which lives for one
-# command) leaves them NULL: not parsing and holding them, above all the kern_exec trace's copy of every kernel
-# name, saves a third of the load time. A store in a file keeps every column.
+# Columns no analysis reads. An in-memory store (it lives for one command) is made without them: not parsing and
+# holding them, above all the kern_exec trace's copy of every kernel name, saves a third of the load time and
+# memory. A store in a file has every column.
 DETAIL_COLUMNS = {
     "gpu_ops": ("corr_id", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
                 "static_smem_bytes", "dynamic_smem_bytes", "transfer_bytes", "throughput_bytes_per_s",
                 "src_mem_kind", "dst_mem_kind", "context_id", "green_context_id"),
-    "kernel_launches": ("total_duration_ns", "grid_xyz", "block_xyz", "kernel_name",
-                        "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z"),  # the last six parse the xyz
+    # grid_x .. block_z first: they are generated from grid_xyz / block_xyz
+    "kernel_launches": ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "grid_xyz", "block_xyz",
+                        "total_duration_ns", "kernel_name"),
 }
 
 
 def connect(path: str | Path | None = None, *, read_only: bool = False,
-            details: bool | None = None) -> duckdb.DuckDBPyConnection:
-    """Open (or create) a store; None or ':memory:' gives an in-memory one.
-
-    `details`: load the DETAIL_COLUMNS too (default: only for a store in a file)."""
+            details: bool = False) -> duckdb.DuckDBPyConnection:
+    """Open (or create) a store; None or ':memory:' gives an in-memory one, without DETAIL_COLUMNS unless
+    `details`."""
     target = ":memory:" if path in (None, ":memory:") else str(path)
     # one spill folder per process: concurrent runs (the nightly job's workers) must not share temporary files
     spill = os.path.join(os.environ.get("NSIGHT_INGEST_TEMP_DIR") or tempfile.gettempdir(),
@@ -63,18 +63,18 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
         raise InputError(f"{path}: cannot open store ({str(exc).splitlines()[0]})") from None
     if not read_only:
         con.execute(read_sql("schema.sql"))
-        keep = target != ":memory:" if details is None else details
-        con.execute(f"SET VARIABLE nsight_ingest_details = {str(keep).lower()}")
+        if target == ":memory:" and not details:
+            for table, columns in DETAIL_COLUMNS.items():
+                for column in columns:
+                    con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     return con
 
 
-def _kept_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """The select list of an insert into `table`: every column, or all but the detail columns."""
-    keep = con.execute("SELECT coalesce(getvariable('nsight_ingest_details'), true)").fetchone()[0]
-    skipped = () if keep else DETAIL_COLUMNS.get(table, ())
-    if not skipped:
-        return "*"
-    return f"COLUMNS(lambda c: NOT list_contains([{', '.join(repr(c) for c in skipped)}], c))"
+def _stored_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
+    """A select list of the columns `table` has (an in-memory store lacks the detail columns readers give)."""
+    names = con.execute("SELECT list(column_name) FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main'"
+                        " AND database_name = current_database()", [table]).fetchone()[0]
+    return f"COLUMNS(lambda c: list_contains({names!r}, c))"
 
 
 def _existing(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str) -> tuple[int, int] | None:
@@ -105,7 +105,7 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
         for name, frame in load.frames:
             con.register(name, frame)
         for table, select_sql in load.inserts:
-            columns = _kept_columns(con, table)
+            columns = _stored_columns(con, table)
             con.execute(f"INSERT INTO {table} BY NAME SELECT {trace_id} AS trace_id, {columns} FROM ({select_sql})")
         rows = con.execute(f"SELECT count(*) FROM {load.inserts[0][0]} WHERE trace_id = ?", [trace_id]).fetchone()[0]
         sha256, content_sha256 = hashing.result()

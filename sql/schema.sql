@@ -65,7 +65,7 @@ CREATE TABLE IF NOT EXISTS kernel_launches (
     block_x INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 1) AS INTEGER)) VIRTUAL,
     block_y INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 2) AS INTEGER)) VIRTUAL,
     block_z INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 3) AS INTEGER)) VIRTUAL,
-    kernel_name         VARCHAR               -- NULL in a store without detail columns (store.DETAIL_COLUMNS)
+    kernel_name         VARCHAR NOT NULL
 );
 
 -- cuda_api_trace: every CUDA runtime/driver API call.

@@ -123,7 +123,7 @@ def test_a_stored_result_is_read_back(run_cli, tmp_path):
     ("launches", SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv", "--nvtx", "step 3"),
 ])
 def test_in_memory_store_answers_like_a_full_store(run_cli, tmp_path, command):
-    # An in-memory store leaves store.DETAIL_COLUMNS NULL: no analysis may read them.
+    # An in-memory store is made without store.DETAIL_COLUMNS: no analysis may read them.
     lean = run_cli(*command)
     full = run_cli(*command, "--db", tmp_path / "full.duckdb")
     assert lean.code == 0 and full.code == 0, (lean.err, full.err)
