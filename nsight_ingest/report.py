@@ -4,11 +4,30 @@ from __future__ import annotations
 
 import json
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from rich.console import Console
-from rich.markup import escape
-from rich.table import Table
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+
+def escape(text: str) -> str:
+    """`text` with rich markup escaped (rich is imported only when a table is printed: JSON output starts faster)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def _table(**options: Any) -> Table:
+    from rich.table import Table
+
+    return Table(show_edge=False, **options)
+
+
+def _console(**options: Any) -> Console:
+    from rich.console import Console
+
+    return Console(**options)
 
 
 def to_json(result: dict[str, Any]) -> str:
@@ -46,7 +65,7 @@ def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:
 
 
 def _components_table(components: dict[str, Any], policy: dict[str, str] | None) -> Table:
-    table = Table(show_edge=False)
+    table = _table()
     table.add_column("component")
     table.add_column("ms", justify="right")
     table.add_column("% kernel time", justify="right")
@@ -70,7 +89,7 @@ def _title(command: str, result: dict[str, Any]) -> str:
 
 def print_classify(result: dict[str, Any], console: Console | None = None) -> None:
     """The classify summary as text tables, one block per device when there are several."""
-    console = console or Console(width=140)
+    console = console or _console(width=140)
     title = _title("classify", result)
     for line in _summary_lines(title, result):
         console.print(line, highlight=False)
@@ -90,8 +109,8 @@ def print_classify(result: dict[str, Any], console: Console | None = None) -> No
 
 def print_rows(columns: list[str], rows: list[tuple], console: Console | None = None) -> None:
     """A query result as a text table."""
-    console = console or Console(width=200)
-    table = Table(show_edge=False)
+    console = console or _console(width=200)
+    table = _table()
     for column in columns:
         table.add_column(column, overflow="fold")
     for row in rows:
@@ -106,7 +125,7 @@ def _percentile_cells(block: dict[str, Any] | None) -> list[str]:
 
 def print_launches(result: dict[str, Any], console: Console | None = None) -> None:
     """The launch analysis as text tables."""
-    console = console or Console(width=160)
+    console = console or _console(width=160)
     console.print(f"[bold]{escape(_title('launches', result))}[/bold]", highlight=False)
     gaps = result["gaps"]
     console.print(f"GPU idle gaps between kernels: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])}"
@@ -119,7 +138,7 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
         console.print(f"CPU-starved kernels (launch call ended after the GPU went idle): "
                       f"{_pct(result['cpu_starved_kernel_percent'])} of {result['kernels_considered']}",
                       highlight=False)
-        latency = Table(title="launch call duration (ms)", show_edge=False)
+        latency = _table(title="launch call duration (ms)")
         for column in ("api", "calls", "p50", "p90", "p99", "max"):
             latency.add_column(column, justify="left" if column == "api" else "right")
         for api, block in result["api_duration_ns"].items():
@@ -127,14 +146,14 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
         queue = result["queue_delay_ns"]
         latency.add_row("queue delay", f"{queue['queued_kernels']} queued", *_percentile_cells(queue))
         console.print(latency)
-    largest = Table(title="largest gaps", show_edge=False)
+    largest = _table(title="largest gaps")
     for column in ("gap ms", "before", "after"):
         largest.add_column(column, overflow="fold", justify="right" if column == "gap ms" else "left")
     for gap in result["largest_gaps"]:
         largest.add_row(_ms(gap["gap_ns"]), escape(f"[{gap['before_component']}] {gap['before'][:70]}"),
                         escape(f"[{gap['after_component']}] {gap['after'][:70]}"))
     console.print(largest)
-    pairs = Table(title="idle time by component pair", show_edge=False)
+    pairs = _table(title="idle time by component pair")
     for column in ("before -> after", "gaps", "total ms"):
         pairs.add_column(column, justify="left" if column.startswith("before") else "right")
     for pair in result["gaps_by_component_pair"][:15]:
@@ -145,13 +164,13 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
 
 def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
     """The ncu analysis as a table: one row per profiled launch."""
-    console = console or Console(width=170)
+    console = console or _console(width=170)
     for device in result["devices"]:
         attributes = device["attributes"]
         console.print(escape(f"device {device['device']}: {attributes.get('display_name', '?')}, L2"
                              f" {attributes.get('l2_cache_size', '?')} B, {attributes.get('multiprocessor_count', '?')}"
                              " SMs"), highlight=False)
-    table = Table(show_edge=False)
+    table = _table()
     for column in ("id", "kernel", "component", "us", "SM %", "mem %", "DRAM %", "L2 hit %", "verdict"):
         table.add_column(column, justify="left" if column in ("kernel", "component", "verdict") else "right",
                          overflow="fold")
@@ -275,14 +294,14 @@ def progress_bar(total: int, label: str):
     """A progress bar on stderr; yields a callback to call once per finished item."""
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    with Progress(console=_console(stderr=True), transient=True) as progress:
         task = progress.add_task(label, total=total)
         yield lambda _item: progress.advance(task)
 
 
 def print_compare(result: dict[str, Any], console: Console | None = None) -> None:
     """Before/after deltas as a table (captures) or a short summary (--abba)."""
-    console = console or Console(width=140)
+    console = console or _console(width=140)
     if "design" in result:
         console.print(f"{result['design']}: {result['observations_per_variant']} updates per variant; before"
                       f" {result['before_seconds_per_update']:.5f} s, after {result['after_seconds_per_update']:.5f}"
@@ -290,7 +309,7 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
                       f" {result['speedup']:.4f}", highlight=False)
         return
     console.print(escape(f"compare {result['a']} -> {result['b']}"), highlight=False)
-    table = Table(show_edge=False)
+    table = _table()
     for column in ("", "before", "after", "delta", "delta %"):
         table.add_column(column, justify="left" if not column else "right")
 
@@ -314,19 +333,19 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
 
 def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
     """The rules audit as text."""
-    console = console or Console(width=150)
+    console = console or _console(width=150)
     unclassified = result["unclassified"]
     neighbour = _pct(result["neighbour_rules"]["percent_of_kernel_time"])
     console.print(escape(f"rules audit {result['source_gpu_trace']}: unclassified {unclassified['milliseconds']:,.3f}"
                          f" ms ({_pct(unclassified['percent_of_kernel_time'])}) in {unclassified['launches']}"
                          f" launches; neighbour rules decided {neighbour} of the time"), highlight=False)
-    table = Table(title="top unclassified kernels", show_edge=False)
+    table = _table(title="top unclassified kernels")
     for column in ("ms", "launches", "name"):
         table.add_column(column, justify="right" if column != "name" else "left", overflow="fold")
     for name in unclassified["top_names"]:
         table.add_row(f"{name['milliseconds']:,.3f}", str(name["launches"]), escape(name["name"][:110]))
     console.print(table)
-    rules = Table(title="rule files", show_edge=False)
+    rules = _table(title="rule files")
     for column in ("rule file", "kind", "matches", "won"):
         rules.add_column(column)
     for rule in result["rules"]:
@@ -342,11 +361,11 @@ def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
 
 def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
     """The multi-rank summary as text."""
-    console = console or Console(width=150)
+    console = console or _console(width=150)
     console.print(f"aligned span {result['aligned_profile_span_seconds']:.6f} s; all GPUs idle"
                   f" {result['both_gpus_idle_ms']:,.3f} ms ({_pct(result['both_gpus_idle_percent_of_aligned_span'])})",
                   highlight=False)
-    table = Table(show_edge=False)
+    table = _table()
     for column in ("rank", "device", "kernels", "NCCL kernels", "NCCL ms", "non-NCCL s", "kernel union %",
                    "clock offset ns", "residual ns", "clock"):
         table.add_column(column, justify="left" if column in ("device", "clock") else "right")
@@ -356,7 +375,7 @@ def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
                       f"{r['nccl_kernel_ms']:,.3f}", f"{r['non_nccl_kernel_seconds']:.6f}",
                       _pct(r["kernel_union_percent"]), f"{r['clock_offset_ns']:,}", residual, r["clock"])
     console.print(table)
-    collectives = Table(title="collectives (matched by order across ranks)", show_edge=False)
+    collectives = _table(title="collectives (matched by order across ranks)")
     for column in ("collective", "instances", "skew total ms", "skew max ms", "waiting rank", "late rank",
                    "wait ms by rank"):
         collectives.add_column(column)
