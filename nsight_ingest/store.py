@@ -104,10 +104,12 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
             con.executemany(sql, rows) if rows else con.execute(sql)
         for name, frame in load.frames:
             con.register(name, frame)
-        for table, select_sql in load.inserts:
-            columns = _stored_columns(con, table)
-            con.execute(f"INSERT INTO {table} BY NAME SELECT {trace_id} AS trace_id, {columns} FROM ({select_sql})")
-        rows = con.execute(f"SELECT count(*) FROM {load.inserts[0][0]} WHERE trace_id = ?", [trace_id]).fetchone()[0]
+        inserted = [
+            con.execute(f"INSERT INTO {table} BY NAME SELECT {trace_id} AS trace_id, {_stored_columns(con, table)} "
+                        f"FROM ({select_sql})").fetchone()[0]
+            for table, select_sql in load.inserts
+        ]
+        rows = inserted[0]  # the file's rows are those of its first table
         sha256, content_sha256 = hashing.result()
         if rows == 0:
             raise InputError(f"{label}: {load.report_type} has a header but no data rows")
