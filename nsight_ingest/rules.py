@@ -19,6 +19,7 @@ from pathlib import Path
 import duckdb
 
 from nsight_ingest.errors import InputError
+from nsight_ingest.readers.source import sql_string
 from nsight_ingest.sqlfiles import default_rules_dir, read_sql
 
 OTHER = "other"
@@ -84,21 +85,34 @@ _RESULT_COLUMNS = "['context_key', 'name', 'component', 'sub_component', 'priori
 _NOT_NULL = re.compile(r"NOT NULL constraint failed: rule_matches\.(\w+)")
 
 
-def _collect(con: duckdb.DuckDBPyConnection, rank: int, rule: RuleFile) -> None:
-    """Run one rule file and add its matches to temp table rule_matches (columns matched by name)."""
+def _matches(rank: int, rule: RuleFile) -> str:
+    """The SELECT of one rule file's matches as rule_matches rows (columns matched by name)."""
     result = f"(SELECT COLUMNS(lambda c: list_contains({_RESULT_COLUMNS}, c)) FROM ({rule.sql}))"
     if rule.by_context:
         source = f"SELECT r.*, c.name FROM {result} r JOIN kernel_contexts c USING (context_key)"
     else:
         source = f"SELECT * FROM {result}"
+    return f"SELECT *, {rank} AS rule_rank, {sql_string(rule.path.name)} AS rule_file FROM ({source})"
+
+
+def _collect(con: duckdb.DuckDBPyConnection, rules: list[tuple[int, RuleFile]]) -> None:
+    """Add the matches of these rule files to temp table rule_matches, in one statement; when it fails, file by
+    file, so that the error names the file at fault."""
+    if not rules:
+        return
     try:
-        con.execute(f"INSERT INTO rule_matches BY NAME SELECT *, ? AS rule_rank, ? AS rule_file FROM ({source})",
-                    [rank, rule.path.name])
-    except duckdb.Error as exc:
-        missing = _NOT_NULL.search(str(exc))  # a column the rule does not return arrives as NULL
-        if missing:
-            raise InputError(f"{rule.path}: rule SELECT must return {missing[1]}") from None
-        raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
+        con.execute("INSERT INTO rule_matches BY NAME " + " UNION ALL BY NAME ".join(_matches(*r) for r in rules))
+        return
+    except duckdb.Error:
+        pass
+    for rank, rule in rules:
+        try:
+            con.execute(f"INSERT INTO rule_matches BY NAME {_matches(rank, rule)}")
+        except duckdb.Error as exc:
+            missing = _NOT_NULL.search(str(exc))  # a column the rule does not return arrives as NULL
+            if missing:
+                raise InputError(f"{rule.path}: rule SELECT must return {missing[1]}") from None
+            raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
 
 
 def _check_declared(con: duckdb.DuckDBPyConnection, rule_set: RuleSet) -> None:
@@ -114,15 +128,12 @@ def classify_scope(con: duckdb.DuckDBPyConnection, rule_set: RuleSet) -> None:
     con.execute("CREATE OR REPLACE TEMP VIEW kernel_names AS SELECT name FROM scope_names")
     con.execute(read_sql("rules_engine/create_matches.sql"))
     ranked = list(enumerate(rule_set.files))
-    for rank, rule in ranked:
-        if not rule.by_context:
-            _collect(con, rank, rule)
+    _collect(con, [(rank, rule) for rank, rule in ranked if not rule.by_context])
     con.execute(read_sql("rules_engine/pick_name_winners.sql"))
-    if any(rule.by_context for rule in rule_set.files):
+    by_context = [(rank, rule) for rank, rule in ranked if rule.by_context]
+    if by_context:
         con.execute(read_sql("rules_engine/kernel_contexts.sql"))
-        for rank, rule in ranked:
-            if rule.by_context:
-                _collect(con, rank, rule)
+        _collect(con, by_context)
     _check_declared(con, rule_set)
     con.execute(read_sql("rules_engine/pick_winners.sql"))
     con.execute(
