@@ -19,8 +19,7 @@ from pathlib import Path
 import duckdb
 
 from nsight_ingest.errors import InputError
-from nsight_ingest.readers.source import sql_string
-from nsight_ingest.sqlfiles import default_rules_dir, read_sql
+from nsight_ingest.sqlfiles import default_rules_dir, read_sql, sql_string
 
 OTHER = "other"
 OTHER_POLICY = "all unmatched kernels"

@@ -1,4 +1,4 @@
-"""Locate and read the SQL files shipped in `sql/` (a source checkout or the installed package)."""
+"""Locate and read the SQL files shipped in `sql/` (a source checkout or the installed package); quote literals."""
 
 from functools import cache
 from pathlib import Path
@@ -24,3 +24,8 @@ def read_sql(relative: str) -> str:
 def default_rules_dir() -> Path:
     """The bundled default classification rule set."""
     return sql_root() / "rules"
+
+
+def sql_string(value: str) -> str:
+    """A SQL string literal."""
+    return "'" + value.replace("'", "''") + "'"

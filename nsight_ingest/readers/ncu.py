@@ -19,10 +19,9 @@ from nsight_ingest.readers.source import (
     locate_table,
     read_csv_call,
     report_types,
-    sql_string,
     table_copy,
 )
-from nsight_ingest.sqlfiles import read_sql
+from nsight_ingest.sqlfiles import read_sql, sql_string
 
 IDENTITY = {
     "ID": "result_id", "Process ID": "process_id", "Process Name": "process_name", "Host Name": "host_name",

@@ -10,8 +10,8 @@ from pathlib import Path
 
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers import Load
-from nsight_ingest.readers.source import CsvTable, locate_table, read_csv_call, sql_string, table_copy
-from nsight_ingest.sqlfiles import read_sql
+from nsight_ingest.readers.source import CsvTable, locate_table, read_csv_call, table_copy
+from nsight_ingest.sqlfiles import read_sql, sql_string
 
 # Factors to the store's base units: nanoseconds, bytes, bytes per second.
 TIME_TO_NS = {"ns": 1, "nsec": 1, "us": 1_000, "usec": 1_000, "ms": 1_000_000, "msec": 1_000_000,

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
+from nsight_ingest.sqlfiles import sql_string
 
 GZIP_MAGIC = b"\x1f\x8b"
 SQLITE_MAGIC = b"SQLite format 3\x00"
@@ -198,11 +199,6 @@ def sibling(path: str, report: str, suffix: str = "cuda_gpu_trace") -> str | Non
         if Path(candidate).is_file():
             return candidate
     return None
-
-
-def sql_string(value: str) -> str:
-    """A SQL string literal."""
-    return "'" + value.replace("'", "''") + "'"
 
 
 def read_csv_call(path: Path, compressed: bool, *, skip: int, header: bool, columns: list[str],

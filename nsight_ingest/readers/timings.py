@@ -5,7 +5,8 @@ from __future__ import annotations
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
-from nsight_ingest.readers.source import head_lines, sql_string
+from nsight_ingest.readers.source import head_lines
+from nsight_ingest.sqlfiles import sql_string
 
 COLUMNS = ("trial", "variant", "update", "seconds")
 
