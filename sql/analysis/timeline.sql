@@ -22,7 +22,7 @@ reach AS (
     SELECT is_api, s, e,
            max(e) FILTER (WHERE NOT is_api) OVER earlier AS kernel_end,
            max(e) FILTER (WHERE is_api) OVER earlier     AS api_end,
-           max(e) OVER earlier                                AS either_end
+           max(e) OVER earlier                           AS either_end
     FROM intervals
     WINDOW earlier AS (ORDER BY s, e ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 ),
