@@ -2,8 +2,13 @@
 -- longer than an hour are left out of every analysis (see scope_*.sql); in the analysed scope, zero-length
 -- kernels and kernels that start before an earlier kernel of their stream ended are kept and counted.
 -- Parameter: $gpu_trace. (How many kern_exec rows match a kernel comes from launch_coverage.sql.)
-SELECT
-    (SELECT count(*) FROM gpu_ops WHERE trace_id = $gpu_trace AND duration_ns < 0)           AS negative_duration_operations,
-    (SELECT count(*) FROM gpu_ops WHERE trace_id = $gpu_trace AND duration_ns > 3600000000000) AS absurd_duration_operations,
-    (SELECT count(*) FROM scope_kernels WHERE duration_ns = 0)                                  AS zero_duration_kernels,
-    (SELECT count(*) FROM scope_kernels WHERE overlaps_earlier)                                 AS overlapping_kernels_same_stream
+SELECT *
+FROM (
+    SELECT count(*) FILTER (WHERE duration_ns < 0)              AS negative_duration_operations,
+           count(*) FILTER (WHERE duration_ns > 3600000000000)  AS absurd_duration_operations
+    FROM gpu_ops WHERE trace_id = $gpu_trace
+), (
+    SELECT count(*) FILTER (WHERE duration_ns = 0)              AS zero_duration_kernels,
+           count(*) FILTER (WHERE overlaps_earlier)             AS overlapping_kernels_same_stream
+    FROM scope_kernels
+)
