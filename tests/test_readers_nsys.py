@@ -9,6 +9,7 @@ import duckdb
 import pytest
 
 from nsight_ingest import store
+from nsight_ingest.analysis import dict_rows
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers import nsys
 from nsight_ingest.readers.source import locate_table, sibling
@@ -17,9 +18,7 @@ from tests.conftest import DATA, GPU_HEADER, SAMPLES, kernel_row, memop_row, wri
 
 def rows_of(path, report="cuda_gpu_trace"):
     (_, select_sql), = nsys.load(path, report).inserts
-    cursor = duckdb.connect().execute(select_sql)
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]
+    return dict_rows(duckdb.connect().execute(select_sql))
 
 
 def test_units_are_taken_from_the_header(tmp_path):
@@ -111,9 +110,7 @@ def test_kern_exec_trace_columns():
     path = SAMPLES / "h200_dit_oneblock_cuda_kern_exec_trace.csv"
     con = store.connect(details=True)
     store.ingest(con, path, "cuda_kern_exec_trace")
-    cursor = con.execute("SELECT * FROM kernel_launches ORDER BY api_start_ns")
-    columns = [d[0] for d in cursor.description]
-    rows = [dict(zip(columns, r, strict=True)) for r in cursor.fetchall()]
+    rows = dict_rows(con.execute("SELECT * FROM kernel_launches ORDER BY api_start_ns"))
     first = rows[0]
     # 13960801,72649,,,14025830,1568,72649,457,457,0,cudaLaunchKernel,   2    1    1, 128    1    1,...
     assert (first["api_start_ns"], first["api_duration_ns"]) == (13960801, 72649)

@@ -11,11 +11,15 @@ from nsight_ingest.sqlfiles import read_sql
 from nsight_ingest.store import Ingested
 
 
-def run_sql(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[dict[str, Any]]:
-    """Run `sql/analysis/<name>.sql` with named parameters; rows as dicts."""
-    cursor = con.execute(read_sql(f"analysis/{name}.sql"), params)
+def dict_rows(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The rows of an executed query as dicts keyed by column name."""
     columns = [d[0] for d in cursor.description]
     return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def run_sql(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[dict[str, Any]]:
+    """Run `sql/analysis/<name>.sql` with named parameters; rows as dicts."""
+    return dict_rows(con.execute(read_sql(f"analysis/{name}.sql"), params))
 
 
 def run_script(con: duckdb.DuckDBPyConnection, name: str) -> None:
