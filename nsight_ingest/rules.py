@@ -94,24 +94,27 @@ def _matches(rank: int, rule: RuleFile) -> str:
     return f"SELECT *, {rank} AS rule_rank, {sql_string(rule.path.name)} AS rule_file FROM ({source})"
 
 
+def _collect_one(con: duckdb.DuckDBPyConnection, rank: int, rule: RuleFile) -> None:
+    """Add one rule file's matches to rule_matches; a failure names the file."""
+    try:
+        con.execute(f"INSERT INTO rule_matches BY NAME {_matches(rank, rule)}")
+    except duckdb.Error as exc:
+        missing = _NOT_NULL.search(str(exc))  # a column the rule does not return arrives as NULL
+        if missing:
+            raise InputError(f"{rule.path}: rule SELECT must return {missing[1]}") from None
+        raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
+
+
 def _collect(con: duckdb.DuckDBPyConnection, rules: list[tuple[int, RuleFile]]) -> None:
-    """Add the matches of these rule files to temp table rule_matches, in one statement; when it fails, file by
+    """Add the matches of these rule files to temp table rule_matches in one statement; when it fails, file by
     file, so that the error names the file at fault."""
     if not rules:
         return
     try:
         con.execute("INSERT INTO rule_matches BY NAME " + " UNION ALL BY NAME ".join(_matches(*r) for r in rules))
-        return
     except duckdb.Error:
-        pass
-    for rank, rule in rules:
-        try:
-            con.execute(f"INSERT INTO rule_matches BY NAME {_matches(rank, rule)}")
-        except duckdb.Error as exc:
-            missing = _NOT_NULL.search(str(exc))  # a column the rule does not return arrives as NULL
-            if missing:
-                raise InputError(f"{rule.path}: rule SELECT must return {missing[1]}") from None
-            raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
+        for rank, rule in rules:
+            _collect_one(con, rank, rule)
 
 
 def _check_declared(con: duckdb.DuckDBPyConnection, rule_set: RuleSet) -> None:
