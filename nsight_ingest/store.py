@@ -56,7 +56,9 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     # one spill folder per process: concurrent runs (the nightly job's workers) must not share temporary files
     spill = os.path.join(os.environ.get("NSIGHT_INGEST_TEMP_DIR") or tempfile.gettempdir(),
                          f"nsight-ingest-spill-{os.getpid()}")
-    config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "preserve_insertion_order": False}
+    # A store in a file keeps insertion order: unordered parallel inserts leave the blocks of partly filled row
+    # groups free but inside the file (1M operations with 16 threads: 56-62 MB instead of 34 MB).
+    config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "preserve_insertion_order": target != ":memory:"}
     try:
         con = duckdb.connect(target, read_only=read_only, config=config)
     except duckdb.Error as exc:
