@@ -200,12 +200,9 @@ def ingest_capture(
     ncu: tuple[str | Path, ...] = (),
 ) -> Capture:
     """Ingest a cuda_gpu_trace with its optional kern_exec, NVTX and ncu exports and record them as one capture."""
-    files = ((gpu_trace, "cuda_gpu_trace"), (kern_exec, "cuda_kern_exec_trace"), (nvtx, "nvtx_pushpop_trace"))
-    # The files load at once, each in its own transaction: DuckDB spreads one CSV over only a few threads
-    # (1M operations on 16 cores: 0.47 s one file after the other, 0.33 s together).
-    with ThreadPoolExecutor(max_workers=len(files)) as pool:
-        loads = [pool.submit(_ingest_on_cursor, con, path, kind) if path is not None else None for path, kind in files]
-        gpu, launches, ranges = (load.result() if load else None for load in loads)
+    gpu = ingest(con, gpu_trace, "cuda_gpu_trace")
+    launches = ingest(con, kern_exec, "cuda_kern_exec_trace") if kern_exec is not None else None
+    ranges = ingest(con, nvtx, "nvtx_pushpop_trace") if nvtx is not None else None
     kern_id = launches.trace_id if launches else None
     row = con.execute(
         "SELECT capture_id FROM captures WHERE gpu_trace_id = ? AND kern_exec_trace_id IS NOT DISTINCT FROM ?",
@@ -219,11 +216,6 @@ def ingest_capture(
     if ranges is not None:
         con.execute("UPDATE captures SET nvtx_trace_id = ? WHERE capture_id = ?", [ranges.trace_id, row[0]])
     return Capture(row[0], gpu, launches, ranges, tuple(ingest_ncu(con, path) for path in ncu))
-
-
-def _ingest_on_cursor(con: duckdb.DuckDBPyConnection, path: str | Path, report_type: str) -> Ingested:
-    with con.cursor() as cursor:
-        return ingest(cursor, path, report_type)
 
 
 def ingest_ncu(con: duckdb.DuckDBPyConnection, path: str | Path) -> Ingested:

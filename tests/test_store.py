@@ -10,7 +10,7 @@ import pytest
 
 from nsight_ingest import store
 from nsight_ingest.errors import InputError
-from tests.conftest import GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, kernel_row, launch_row, write
+from tests.conftest import GPU_HEADER, SAMPLES, kernel_row, write
 
 TRACE = SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv"
 
@@ -55,21 +55,6 @@ def test_failed_ingest_leaves_nothing_behind(tmp_path):
     with pytest.raises(InputError, match=r"line 4: Could not convert string 'notanumber'|notanumber"):
         store.ingest(con, bad, "cuda_gpu_trace")
     assert counts(con) == (1, 28)
-
-
-def test_capture_files_load_together_each_whole_or_absent(tmp_path):
-    # the files of a capture load at the same time: the GPU trace's failure is the one reported, the good
-    # kern_exec trace is stored whole, the bad NVTX trace not at all, and no capture row names the failed set
-    bad_gpu = write(tmp_path / "x_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(1, 2, "a"), "3,oops" + ",1" * 19])
-    launches = write(tmp_path / "x_cuda_kern_exec_trace.csv", KERN_EXEC_HEADER,
-                     [launch_row(0, 1, 1, 2, "a"), launch_row(5, 1, 8, 2, "b")])
-    bad_nvtx = write(tmp_path / "x_nvtx_pushpop_trace.csv", "Start (ns),End (ns)", ["1,x"])
-    con = store.connect()
-    with pytest.raises(InputError, match=r"x_cuda_gpu_trace\.csv"):
-        store.ingest_capture(con, bad_gpu, launches, bad_nvtx)
-    assert con.execute("SELECT report_type, rows FROM traces").fetchall() == [("cuda_kern_exec_trace", 2)]
-    assert con.execute("SELECT (SELECT count(*) FROM gpu_ops), (SELECT count(*) FROM kernel_launches), "
-                       "(SELECT count(*) FROM nvtx_ranges), (SELECT count(*) FROM captures)").fetchone() == (0, 2, 0, 0)
 
 
 def test_header_only_is_rejected_and_rolled_back(tmp_path):
