@@ -331,3 +331,13 @@ CREATE OR REPLACE MACRO nccl_collective(name) AS
                  ELSE 'other'
              END
     END;
+
+-- Percentile p of a set of values, interpolated as quantile_cont does, from its distinct values v, each with upto
+-- (how many values are <= v) and n (how many values in all): an aggregate over the distinct values of one group.
+-- quantile_cont holds every value of a group in memory that cannot spill (8M launch calls: a 64 MB block that
+-- a 512 MB limit could not give); counted first, the distinct values are a table that spills like any other.
+CREATE OR REPLACE MACRO percentile_of_counts(v, upto, n, p) AS
+    min(v) FILTER (WHERE upto > floor((n - 1) * CAST(p AS DOUBLE)))
+    + ((any_value(n) - 1) * CAST(p AS DOUBLE) - floor((any_value(n) - 1) * CAST(p AS DOUBLE)))
+      * (min(v) FILTER (WHERE upto > ceil((n - 1) * CAST(p AS DOUBLE)))
+         - min(v) FILTER (WHERE upto > floor((n - 1) * CAST(p AS DOUBLE))));

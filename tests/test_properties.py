@@ -1,4 +1,5 @@
-"""Property tests: interval math against a brute-force reference, readers against random but valid exports."""
+"""Property tests: interval math against a brute-force reference, percentiles against numpy, readers against random
+but valid exports."""
 
 from __future__ import annotations
 
@@ -6,6 +7,8 @@ import csv
 import io
 from pathlib import Path
 
+import numpy as np
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -16,6 +19,7 @@ from nsight_ingest.rules import load_rule_set
 from tests.conftest import GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, write
 
 RULES = load_rule_set()
+MACROS = store.connect()  # schema.sql's macros
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 
 intervals = st.lists(st.tuples(st.integers(0, 300), st.integers(0, 40)), min_size=1, max_size=12)
@@ -34,6 +38,18 @@ def brute_gaps(spans: list[tuple[int, int]]) -> list[int]:
         latest = end if latest is None else max(latest, end)
     return gaps
 
+
+
+@settings(max_examples=80, deadline=None)
+@given(values=st.lists(st.integers(0, 12) | st.integers(0, 10**12), min_size=1, max_size=50),
+       p=st.sampled_from([0.0, 0.5, 0.9, 0.99, 1.0]))
+def test_percentile_of_counts_matches_numpy(values, p):
+    # the distinct values with their counts give the interpolated percentile of all values (numpy's "linear")
+    got = MACROS.execute("""
+        WITH counted AS (SELECT v, count(*) AS c FROM (SELECT unnest(?::BIGINT[]) AS v) GROUP BY v),
+             ranked AS (SELECT *, sum(c) OVER (ORDER BY v) AS upto, sum(c) OVER () AS n FROM counted)
+        SELECT percentile_of_counts(v, upto, n, ?) FROM ranked""", [values, p]).fetchone()[0]
+    assert got == pytest.approx(float(np.percentile(values, 100 * p)), rel=1e-12, abs=1e-6)
 
 @SETTINGS
 @given(kernels=st.lists(st.tuples(st.integers(0, 1), st.integers(0, 300), st.integers(0, 40)), min_size=1,

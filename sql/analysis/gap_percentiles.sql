@@ -1,14 +1,26 @@
 -- Distribution of positive GPU idle gaps between kernels, per device and over all devices (device NULL).
--- Percentiles interpolate (quantile_cont).
+-- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (percentile_of_counts).
+WITH lengths AS (
+    SELECT device, gap_ns, count(*) AS gaps FROM scope_kernel_gaps WHERE gap_ns > 0 GROUP BY device, gap_ns
+),
+scopes AS (
+    SELECT device, gap_ns, gaps FROM lengths
+    UNION ALL
+    SELECT NULL, gap_ns, sum(gaps) FROM lengths GROUP BY gap_ns
+),
+ranked AS (
+    SELECT *, sum(gaps) OVER (PARTITION BY device ORDER BY gap_ns) AS upto,
+              sum(gaps) OVER (PARTITION BY device)                 AS n
+    FROM scopes
+)
 SELECT
-    CASE WHEN grouping(device) = 1 THEN NULL ELSE device END AS device,
-    count(*)                          AS positive_gap_count,
-    coalesce(sum(gap_ns), 0)          AS total_ns,
-    quantile_cont(gap_ns, 0.50)       AS p50_ns,
-    quantile_cont(gap_ns, 0.90)       AS p90_ns,
-    quantile_cont(gap_ns, 0.99)       AS p99_ns,
-    max(gap_ns)                       AS max_ns
-FROM scope_kernel_gaps
-WHERE gap_ns > 0
-GROUP BY GROUPING SETS ((device), ())
+    device,
+    sum(gaps)                                        AS positive_gap_count,
+    sum(CAST(gap_ns AS HUGEINT) * gaps)              AS total_ns,
+    percentile_of_counts(gap_ns, upto, n, 0.50)      AS p50_ns,
+    percentile_of_counts(gap_ns, upto, n, 0.90)      AS p90_ns,
+    percentile_of_counts(gap_ns, upto, n, 0.99)      AS p99_ns,
+    max(gap_ns)                                      AS max_ns
+FROM ranked
+GROUP BY device
 ORDER BY device NULLS FIRST

@@ -1,10 +1,19 @@
 -- Time kernels waited in the launch queue. An empty Queue Dur means the kernel was not queued: counted, not timed.
+-- Percentiles interpolate as quantile_cont, from the delays counted per distinct length (percentile_of_counts).
+WITH lengths AS (
+    SELECT queue_duration_ns, count(*) AS kernels FROM scope_launches GROUP BY queue_duration_ns
+),
+ranked AS (
+    SELECT *, sum(kernels) OVER (ORDER BY queue_duration_ns) AS upto, sum(kernels) OVER () AS n
+    FROM lengths
+    WHERE queue_duration_ns IS NOT NULL
+)
 SELECT
-    count(*) FILTER (WHERE queue_duration_ns IS NOT NULL)     AS queued_kernels,
-    count(*) FILTER (WHERE queue_duration_ns IS NULL)         AS not_queued_kernels,
-    coalesce(sum(queue_duration_ns), 0)                       AS total_ns,
-    quantile_cont(queue_duration_ns, 0.50)                    AS p50_ns,
-    quantile_cont(queue_duration_ns, 0.90)                    AS p90_ns,
-    quantile_cont(queue_duration_ns, 0.99)                    AS p99_ns,
-    max(queue_duration_ns)                                    AS max_ns
-FROM scope_launches
+    coalesce(sum(kernels), 0)                                                    AS queued_kernels,
+    coalesce((SELECT sum(kernels) FROM lengths WHERE queue_duration_ns IS NULL), 0) AS not_queued_kernels,
+    coalesce(sum(CAST(queue_duration_ns AS HUGEINT) * kernels), 0)               AS total_ns,
+    percentile_of_counts(queue_duration_ns, upto, n, 0.50)                       AS p50_ns,
+    percentile_of_counts(queue_duration_ns, upto, n, 0.90)                       AS p90_ns,
+    percentile_of_counts(queue_duration_ns, upto, n, 0.99)                       AS p99_ns,
+    max(queue_duration_ns)                                                       AS max_ns
+FROM ranked
