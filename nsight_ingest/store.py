@@ -34,6 +34,10 @@ class Ingested:
 
 # Bounded memory: past this DuckDB spills to a temporary folder instead of growing (or failing).
 MEMORY_LIMIT = os.environ.get("NSIGHT_INGEST_MEMORY_LIMIT", "512MB")
+# Each DuckDB thread holds buffers that cannot spill (a CSV reader's are 30 MiB), so the limit bounds the threads:
+# under 512 MB, loading 4M operations on 24 threads failed "Out of Memory" instead of spilling (20 did not). 48 MiB
+# a thread leaves twice that room: 10 threads under 512 MB, as fast as 16 on 16 cores at 1M operations.
+MEMORY_PER_THREAD = 48 * 2**20
 
 # Columns no analysis reads. An in-memory store (it lives for one command) is made without them: not parsing and
 # holding them, above all the kern_exec trace's copy of every kernel name, saves a third of the load time and
@@ -63,6 +67,9 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
         con = duckdb.connect(target, read_only=read_only, config=config)
     except duckdb.Error as exc:
         raise InputError(f"{path}: cannot open store ({str(exc).splitlines()[0]})") from None
+    limit, threads = con.execute("SELECT parse_formatted_bytes(current_setting('memory_limit')), "
+                                 "current_setting('threads')::INTEGER").fetchone()
+    con.execute(f"SET threads = {max(1, min(threads, limit // MEMORY_PER_THREAD))}")
     if not read_only:
         con.execute(read_sql("schema.sql"))
         if target == ":memory:" and not details:

@@ -6,6 +6,7 @@ import gzip
 import hashlib
 import shutil
 
+import duckdb
 import pytest
 
 from nsight_ingest import store
@@ -96,3 +97,13 @@ def test_in_memory_store_is_made_without_detail_columns(tmp_path):
         assert lean.execute(count_of).fetchone() == full.execute(count_of).fetchone()  # the rest loaded alike
     # the kern_exec trace's kernel names are detail: a full store keeps them
     assert full.execute("SELECT count(kernel_name) FROM kernel_launches").fetchone() == (26,)
+
+
+def test_threads_are_bounded_by_the_memory_limit(monkeypatch):
+    # each thread needs store.MEMORY_PER_THREAD (48 MiB) that cannot spill: 100 MB (95.4 MiB) has room for one
+    monkeypatch.setattr(store, "MEMORY_LIMIT", "100MB")
+    assert store.connect().execute("SELECT current_setting('threads')").fetchone() == (1,)
+    # with room to spare, DuckDB's own count (the cores) stands
+    monkeypatch.setattr(store, "MEMORY_LIMIT", "64GB")
+    cores = duckdb.connect().execute("SELECT current_setting('threads')").fetchone()
+    assert store.connect().execute("SELECT current_setting('threads')").fetchone() == cores
