@@ -341,3 +341,12 @@ CREATE OR REPLACE MACRO percentile_of_counts(v, upto, n, p) AS
     + ((any_value(n) - 1) * CAST(p AS DOUBLE) - floor((any_value(n) - 1) * CAST(p AS DOUBLE)))
       * (min(v) FILTER (WHERE upto > ceil((n - 1) * CAST(p AS DOUBLE)))
          - min(v) FILTER (WHERE upto > floor((n - 1) * CAST(p AS DOUBLE))));
+
+-- The percentile columns of a duration distribution (p50_ns, p90_ns, p99_ns, max_ns) from its distinct durations,
+-- as percentile_of_counts takes them; `unnest(ns_percentiles(...))` in a SELECT gives the four columns.
+CREATE OR REPLACE MACRO ns_percentiles(v, upto, n) AS {
+    'p50_ns': percentile_of_counts(v, upto, n, 0.50),
+    'p90_ns': percentile_of_counts(v, upto, n, 0.90),
+    'p99_ns': percentile_of_counts(v, upto, n, 0.99),
+    'max_ns': max(v)
+};

@@ -1,5 +1,5 @@
 -- Distribution of positive GPU idle gaps between kernels, per device and over all devices (device NULL).
--- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (percentile_of_counts).
+-- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (ns_percentiles).
 WITH lengths AS (
     SELECT device, gap_ns, count(*) AS gaps FROM scope_kernel_gaps WHERE gap_ns > 0 GROUP BY device, gap_ns
 ),
@@ -17,10 +17,7 @@ SELECT
     device,
     sum(gaps)                                        AS positive_gap_count,
     sum(CAST(gap_ns AS HUGEINT) * gaps)              AS total_ns,
-    percentile_of_counts(gap_ns, upto, n, 0.50)      AS p50_ns,
-    percentile_of_counts(gap_ns, upto, n, 0.90)      AS p90_ns,
-    percentile_of_counts(gap_ns, upto, n, 0.99)      AS p99_ns,
-    max(gap_ns)                                      AS max_ns
+    unnest(ns_percentiles(gap_ns, upto, n))  -- p50_ns, p90_ns, p99_ns, max_ns
 FROM ranked
 GROUP BY device
 ORDER BY device NULLS FIRST

@@ -2,7 +2,7 @@
 -- call that launches many kernels: every kernel gets its own kern_exec row, all sharing the call's thread, API
 -- start and duration, so a call is a distinct (pid, tid, api_start_ns, api_duration_ns): a thread runs one API call
 -- at a time, so the function need not be part of the key (grouping on integers alone is twice as fast).
--- Percentiles come from the calls counted per distinct duration (percentile_of_counts in schema.sql).
+-- Percentiles come from the calls counted per distinct duration (ns_percentiles in schema.sql).
 WITH calls AS (
     SELECT coalesce(any_value(api_function), '(unknown)') AS api_function, api_duration_ns, count(*) AS kernels
     FROM scope_launches
@@ -22,10 +22,7 @@ SELECT api_function,
        sum(calls)                                                    AS calls,
        sum(kernels)                                                  AS kernels,
        regexp_matches(api_function, '^cu(da)?GraphLaunch')           AS is_graph,
-       percentile_of_counts(api_duration_ns, upto, n, 0.50)          AS p50_ns,
-       percentile_of_counts(api_duration_ns, upto, n, 0.90)          AS p90_ns,
-       percentile_of_counts(api_duration_ns, upto, n, 0.99)          AS p99_ns,
-       max(api_duration_ns)                                          AS max_ns
+       unnest(ns_percentiles(api_duration_ns, upto, n))  -- p50_ns, p90_ns, p99_ns, max_ns
 FROM ranked
 GROUP BY api_function
 ORDER BY calls DESC, api_function

@@ -1,5 +1,5 @@
 -- Time kernels waited in the launch queue. An empty Queue Dur means the kernel was not queued: counted, not timed.
--- Percentiles interpolate as quantile_cont, from the delays counted per distinct length (percentile_of_counts).
+-- Percentiles interpolate as quantile_cont, from the delays counted per distinct length (ns_percentiles).
 WITH lengths AS (
     SELECT queue_duration_ns, count(*) AS kernels FROM scope_launches GROUP BY queue_duration_ns
 ),
@@ -12,8 +12,5 @@ SELECT
     coalesce(sum(kernels), 0)                                                    AS queued_kernels,
     coalesce((SELECT sum(kernels) FROM lengths WHERE queue_duration_ns IS NULL), 0) AS not_queued_kernels,
     coalesce(sum(CAST(queue_duration_ns AS HUGEINT) * kernels), 0)               AS total_ns,
-    percentile_of_counts(queue_duration_ns, upto, n, 0.50)                       AS p50_ns,
-    percentile_of_counts(queue_duration_ns, upto, n, 0.90)                       AS p90_ns,
-    percentile_of_counts(queue_duration_ns, upto, n, 0.99)                       AS p99_ns,
-    max(queue_duration_ns)                                                       AS max_ns
+    unnest(ns_percentiles(queue_duration_ns, upto, n))  -- p50_ns, p90_ns, p99_ns, max_ns
 FROM ranked

@@ -1,5 +1,5 @@
 -- Per (device, stream): kernels, kernel time and the positive idle gaps between consecutive kernels of the stream.
--- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (percentile_of_counts).
+-- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (ns_percentiles).
 WITH ordered AS (
     SELECT device, stream_id, duration_ns,
            start_ns - max(end_ns) OVER (PARTITION BY device, stream_id ORDER BY start_ns, end_ns
@@ -23,10 +23,7 @@ gaps AS (
     SELECT device, stream_id,
            sum(gaps)                                        AS positive_gap_count,
            sum(CAST(gap_ns AS HUGEINT) * gaps)              AS gap_total_ns,
-           percentile_of_counts(gap_ns, upto, n, 0.50)      AS p50_ns,
-           percentile_of_counts(gap_ns, upto, n, 0.90)      AS p90_ns,
-           percentile_of_counts(gap_ns, upto, n, 0.99)      AS p99_ns,
-           max(gap_ns)                                      AS max_ns
+           unnest(ns_percentiles(gap_ns, upto, n))  -- p50_ns, p90_ns, p99_ns, max_ns
     FROM ranked
     GROUP BY device, stream_id
 )
