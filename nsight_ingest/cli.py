@@ -168,11 +168,7 @@ def ranks(
     captures = [pipeline.open_capture(con, request) for request in requests]
     sources = analysis.assign(con, captures, rank_pattern)
     if nvtx:
-        by_path = {c.gpu_trace.path: c for c in captures}
-        windows = {path: scope.nvtx_window(con, capture, nvtx).ranges for path, capture in by_path.items()}
-        sources = [analysis.RankSource(s.rank, s.source, s.trace_id, s.device,
-                                       (min(r[0] for r in windows[s.source]), max(r[1] for r in windows[s.source])))
-                   for s in sources]
+        sources = analysis.nvtx_steps(con, captures, sources, nvtx)
     window = scope.time_range(time_range).ranges[0][:2] if time_range else None
     result = analysis.analyse(con, sources, shared_clock=len(captures) == 1, offsets=given, time_range=window)
     for request in requests:

@@ -3,12 +3,12 @@
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 import duckdb
 
-from nsight_ingest.analysis import run_script, run_sql
+from nsight_ingest.analysis import run_script, run_sql, scope
 from nsight_ingest.errors import InputError
 from nsight_ingest.store import Capture
 
@@ -55,6 +55,17 @@ def assign(con: duckdb.DuckDBPyConnection, captures: list[Capture], pattern: str
     if len(set(ranks)) != len(ranks):
         raise InputError(f"two files give the same rank: {sorted(ranks)}")
     return sorted(sources, key=lambda s: s.rank)
+
+
+def nvtx_steps(con: duckdb.DuckDBPyConnection, captures: list[Capture], sources: list[RankSource],
+               name: str) -> list[RankSource]:
+    """The sources with each rank's window set to its step: from the first start to the last end of its capture's
+    NVTX ranges called `name`, on the rank's own clock."""
+    steps = {}
+    for capture in captures:
+        ranges = scope.nvtx_window(con, capture, name).ranges
+        steps[capture.gpu_trace.path] = (min(r[0] for r in ranges), max(r[1] for r in ranges))
+    return [replace(source, window=steps[source.source]) for source in sources]
 
 
 def _offsets(con: duckdb.DuckDBPyConnection, sources: list[RankSource], shared_clock: bool,
