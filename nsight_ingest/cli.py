@@ -33,6 +33,12 @@ def _warn(message: str) -> None:
     print(f"nsight-ingest: {message}", file=sys.stderr)
 
 
+def _warn_about(request) -> None:
+    """Print the warnings gathered while running a pipeline.Request."""
+    for warning in request.warnings:
+        _warn(warning)
+
+
 GpuTrace = Annotated[str, typer.Argument(help="nsys cuda_gpu_trace CSV (.csv or .csv.gz)")]
 KernExec = Annotated[
     str | None, typer.Option("--kern-exec", help="cuda_kern_exec_trace CSV; default: the sibling file")
@@ -63,8 +69,7 @@ def _execute(request, db: str | None, rules: Path | None, analyse, question: dic
     con = store.connect(db)
     result = pipeline.run(con, request, lambda c, capture, window: analyse(c, capture, rule_set, window),
                           {**question, "rule_set_version": rule_set.version})
-    for warning in request.warnings:
-        _warn(warning)
+    _warn_about(request)
     return result
 
 
@@ -132,8 +137,7 @@ def ingest(
         loaded.append({"capture_id": capture.capture_id,
                        "inputs": [{"path": i.path, "role": role, "trace_id": i.trace_id, "rows": i.rows,
                                    "sha256": i.sha256, "already_stored": i.reused} for i, role in capture.roles()]})
-        for warning in request.warnings:
-            _warn(warning)
+        _warn_about(request)
     print(json.dumps(loaded, indent=2))
 
 
@@ -172,8 +176,7 @@ def ranks(
     window = scope.time_range(time_range).ranges[0][:2] if time_range else None
     result = analysis.analyse(con, sources, shared_clock=len(captures) == 1, offsets=given, time_range=window)
     for request in requests:
-        for warning in request.warnings:
-            _warn(warning)
+        _warn_about(request)
     _print(result, fmt, report.print_ranks)
 
 
@@ -229,8 +232,7 @@ def compare(
             request = pipeline.Request(path)
             capture = pipeline.open_capture(con, request)
             parts += with_summary(con, capture, rule_set)
-            for warning in request.warnings:
-                _warn(warning)
+            _warn_about(request)
         result = analysis.captures(parts[0], parts[2], parts[1], parts[3])
     _print(result, fmt, report.print_compare)
 
