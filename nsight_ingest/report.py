@@ -200,24 +200,39 @@ def _fmt(value: float | None) -> str:
     return "-" if value is None else f"{value:,.4g}"
 
 
+# The table of checked metrics, in both nightly reports: (heading, right-aligned) per column.
+_CHECK_COLUMNS = (("capture", False), ("metric", False), ("component", False), ("tonight", True),
+                  ("baseline median", True), ("limit", True), ("baseline runs", True), ("regressed", False))
+
+
+def _check_cells(check: dict[str, Any]) -> list[str]:
+    """One checked metric as the cells of _CHECK_COLUMNS."""
+    return [check["capture"], check["metric"], check["component"] or "", _fmt(check["value"]),
+            _fmt(check["baseline_median"]), _fmt(check["limit"]), str(check["baseline_runs"] or 0),
+            "yes" if check["regressed"] else "no"]
+
+
+def _run_sentences(summary: dict[str, Any], checks: list[dict[str, Any]], code, bold) -> tuple[str, str]:
+    """What the run did and how many metrics regressed, marked up by `code` and `bold` of the report's format."""
+    ran = (f"Run {code(summary['run_id'])}, rule set {code(summary['rule_set_version'])}: "
+           f"{summary['traces_found']} trace sets found, {len(summary['written'])} summarized, "
+           f"{len(summary['skipped'])} already in the history, {len(summary['failed'])} failed.")
+    regressions = sum(c["regressed"] for c in checks)
+    return ran, f"{bold(f'{regressions} regression(s)')} among {len(checks)} checked metrics."
+
+
 def nightly_markdown(summary: dict[str, Any], checks: list[dict[str, Any]]) -> str:
     """The nightly summary as markdown: what ran, then every checked metric, regressions first."""
+    ran, regressed = _run_sentences(summary, checks, lambda text: f"`{text}`", lambda text: f"**{text}**")
     lines = [
-        f"# nsight-ingest nightly summary, {summary['date']}",
-        "",
-        f"Run `{summary['run_id']}`, rule set `{summary['rule_set_version']}`: {summary['traces_found']} trace sets"
-        f" found, {len(summary['written'])} summarized, {len(summary['skipped'])} already in the history,"
-        f" {len(summary['failed'])} failed.",
-        "",
-        f"**{sum(c['regressed'] for c in checks)} regression(s)** among {len(checks)} checked metrics.",
-        "",
-        "| capture | metric | component | tonight | baseline median | limit | baseline runs | regressed |",
-        "|---|---|---|---:|---:|---:|---:|---|",
+        f"# nsight-ingest nightly summary, {summary['date']}", "", ran, "", regressed, "",
+        "| " + " | ".join(heading for heading, _ in _CHECK_COLUMNS) + " |",
+        "|" + "|".join("---:" if right else "---" for _, right in _CHECK_COLUMNS) + "|",
     ]
     for c in checks:
-        lines.append(f"| {c['capture']} | {c['metric']} | {c['component'] or ''} | {_fmt(c['value'])} |"
-                     f" {_fmt(c['baseline_median'])} | {_fmt(c['limit'])} | {c['baseline_runs'] or 0} |"
-                     f" {'**yes**' if c['regressed'] else 'no'} |")
+        cells = _check_cells(c)
+        cells[-1] = "**yes**" if c["regressed"] else "no"
+        lines.append("| " + " | ".join(cells) + " |")
     if summary["failed"]:
         lines += ["", "## Failed", "", *[f"- {f}" for f in summary["failed"]]]
     return "\n".join(lines) + "\n"
@@ -266,26 +281,21 @@ def nightly_html(summary: dict[str, Any], checks: list[dict[str, Any]], series: 
     """A self-contained HTML report: the summary, the table of checked metrics and inline SVG plots."""
     import html
 
-    rows = "".join(
-        f"<tr class={'bad' if c['regressed'] else 'ok'}><td>{html.escape(c['capture'])}</td>"
-        f"<td>{html.escape(c['metric'])}</td><td>{html.escape(c['component'] or '')}</td>"
-        f"<td>{_fmt(c['value'])}</td><td>{_fmt(c['baseline_median'])}</td><td>{_fmt(c['limit'])}</td>"
-        f"<td>{c['baseline_runs'] or 0}</td><td>{'yes' if c['regressed'] else 'no'}</td></tr>"
-        for c in checks)
+    ran, regressed = _run_sentences(summary, checks, lambda text: f"<code>{html.escape(text)}</code>",
+                                    lambda text: f"<b>{text}</b>")
+    header = "".join(f"<th>{heading}</th>" for heading, _ in _CHECK_COLUMNS)
+    rows = "".join(f"<tr class={'bad' if c['regressed'] else 'ok'}>"
+                   + "".join(f"<td>{html.escape(cell)}</td>" for cell in _check_cells(c)) + "</tr>" for c in checks)
     plots = "".join(f"<h2>{html.escape(capture)}</h2>{svg}" for capture, svg in nightly_plots(series))
-    regressions = sum(c["regressed"] for c in checks)
     return f"""<!doctype html><html><head><meta charset="utf-8">
 <title>nsight-ingest nightly {summary['date']}</title>
 <style>body{{font-family:sans-serif;margin:2em}} table{{border-collapse:collapse}}
 td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} td:nth-child(-n+3){{text-align:left}}
 tr.bad{{background:#fdd}}</style></head><body>
 <h1>nsight-ingest nightly summary, {summary['date']}</h1>
-<p>Run <code>{summary['run_id']}</code>, rule set <code>{summary['rule_set_version']}</code>:
-{summary['traces_found']} trace sets found, {len(summary['written'])} summarized,
-{len(summary['skipped'])} already in the history, {len(summary['failed'])} failed.
-<b>{regressions} regression(s)</b> among {len(checks)} checked metrics.</p>
-<table><tr><th>capture</th><th>metric</th><th>component</th><th>tonight</th><th>baseline median</th><th>limit</th>
-<th>baseline runs</th><th>regressed</th></tr>{rows}</table>{plots}</body></html>
+<p>{ran}
+{regressed}</p>
+<table><tr>{header}</tr>{rows}</table>{plots}</body></html>
 """
 
 
