@@ -18,6 +18,7 @@ from typing import Any
 
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers.source import sibling
+from nsight_ingest.sqlfiles import sql_string
 
 GPU_TRACE = re.compile(r"^(?P<capture>.+)_cuda_gpu_trace\.csv(?:\.gz)?$")
 
@@ -94,21 +95,22 @@ def trace_rows(trace: TraceSet, rules_dir: str | None) -> dict[str, Any]:
     return {"trace_sha256": capture.gpu_trace.sha256, "rule_set_version": rule_set.version, "rows": rows}
 
 
-def history_files(history: Path) -> str:
-    """The glob DuckDB reads the history with (hive partitioning on `date`)."""
-    return str(history / "date=*" / "*.parquet")
+HISTORY_FILES = "date=*/*.parquet"
+
+
+def history_source(history: Path) -> str:
+    """The history as a DuckDB table function over its Parquet files (hive partitioning on `date`)."""
+    return f"read_parquet({sql_string(str(history / HISTORY_FILES))}, hive_partitioning = true)"
 
 
 def already_done(history: Path, rule_set_version: str) -> set[str]:
     """sha256 of the gpu traces the history already holds for this rule-set version."""
     import duckdb
 
-    if not any(history.glob("date=*/*.parquet")):
+    if not any(history.glob(HISTORY_FILES)):
         return set()
-    rows = duckdb.sql(
-        f"SELECT DISTINCT trace_sha256 FROM read_parquet('{history_files(history)}', hive_partitioning=true) "
-        f"WHERE rule_set_version = '{rule_set_version}'"
-    ).fetchall()
+    rows = duckdb.execute(f"SELECT DISTINCT trace_sha256 FROM {history_source(history)} WHERE rule_set_version = ?",
+                          [rule_set_version]).fetchall()
     return {sha for (sha,) in rows}
 
 

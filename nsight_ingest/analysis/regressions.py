@@ -10,7 +10,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest.analysis import dict_rows
-from nsight_ingest.nightly import METRICS, history_files
+from nsight_ingest.nightly import METRICS, history_source
 from nsight_ingest.sqlfiles import read_sql
 
 
@@ -33,10 +33,10 @@ def check(history: Path, day: date, rule_set_version: str, baseline: Baseline) -
     con.executemany("INSERT INTO metric_directions VALUES (?, ?)", list(baseline.directions.items()))
     params = {"day": day, "rule_set_version": rule_set_version, "baseline_runs": baseline.runs,
               "mad_k": baseline.mad_k, "min_change": baseline.min_change, "min_baseline": baseline.min_runs}
-    return dict_rows(con.execute(read_sql("analysis/regressions.sql").format(history=history_files(history)), params))
+    return dict_rows(con.execute(read_sql("analysis/regressions.sql").format(history=history_source(history)), params))
 
 
 def series(history: Path, rule_set_version: str, captures: list[str]) -> list[dict[str, Any]]:
     """Component time and launch-gap p90 per capture and night, for the report's plots."""
-    sql = read_sql("analysis/history_series.sql").format(history=history_files(history))
+    sql = read_sql("analysis/history_series.sql").format(history=history_source(history))
     return dict_rows(duckdb.connect().execute(sql, {"rule_set_version": rule_set_version, "captures": captures}))

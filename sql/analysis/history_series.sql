@@ -1,6 +1,6 @@
 -- Per capture and night (latest run of the night): component time and launch-gap p90, for the report's plots.
 WITH history AS (
-    SELECT * FROM read_parquet('{history}', hive_partitioning = true)
+    SELECT * FROM {history}
     WHERE rule_set_version = $rule_set_version AND list_contains($captures, capture)
 ),
 latest AS (

@@ -1,10 +1,10 @@
 -- Regression check of one night against a rolling baseline of the same capture.
--- History: the Parquet dataset {history} (hive partition `date`). For each (capture, metric, component) of the
+-- History: {history}, the Parquet dataset (hive partition `date`). For each (capture, metric, component) of the
 -- night $day (its latest run), the baseline is the previous $baseline_runs runs before that night. A metric
 -- regressed when it is worse than median + max($mad_k * 1.4826 * MAD, $min_change * |median|), "worse" being up
 -- or down as temp table metric_directions says; at least $min_baseline baseline runs are needed to judge.
 WITH history AS (
-    SELECT * FROM read_parquet('{history}', hive_partitioning = true)
+    SELECT * FROM {history}
     WHERE rule_set_version = $rule_set_version
 ),
 tonight AS (
