@@ -50,6 +50,14 @@ def write(path: Path, header: str, rows: list[str]) -> Path:
     return path
 
 
+def write_rules(folder: Path, files: dict[str, str]) -> Path:
+    """A rules folder holding these rule files (file name -> text)."""
+    folder.mkdir(exist_ok=True)
+    for name, text in files.items():
+        (folder / name).write_text(text, encoding="utf-8")
+    return folder
+
+
 @dataclass
 class CliResult:
     code: int

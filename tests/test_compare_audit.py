@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import GPU_HEADER, kernel_row, write
+from tests.conftest import GPU_HEADER, kernel_row, write, write_rules
 
 SAGE = "void QuantInt8Kernel<(unsigned int)128>(T6 *)"
 NORM = "void at::native::<unnamed>::vectorized_layer_norm_kernel<float, float, (bool)0>(int)"
@@ -64,19 +64,16 @@ def test_abba_bad_input(tmp_path, run_cli):
 
 
 def test_audit_finds_planted_problems(tmp_path, run_cli):
-    rules = tmp_path / "rules"
-    rules.mkdir()
-    (rules / "10_wide.sql").write_text(
-        "-- component: x | wide\nSELECT name, 'x' AS component, 10 AS priority FROM kernel_names "
-        "WHERE name LIKE 'k_a%'")
-    (rules / "20_narrow.sql").write_text(
-        "-- component: y | narrow\nSELECT name, 'y' AS component, 5 AS priority FROM kernel_names WHERE name = 'k_a1'")
-    (rules / "30_dead.sql").write_text(
-        "-- component: z | dead\nSELECT name, 'z' AS component, 1 AS priority FROM kernel_names "
-        "WHERE name = 'nothing_here'")
-    (rules / "40_context.sql").write_text(
-        "-- component: x | by neighbour\nSELECT context_key, 'x' AS component, 3 AS priority FROM kernel_contexts "
-        "WHERE name = 'k_b' AND next_names[1] = 'k_a1'")
+    rules = write_rules(tmp_path / "rules", {
+        "10_wide.sql": "-- component: x | wide\nSELECT name, 'x' AS component, 10 AS priority FROM kernel_names "
+                       "WHERE name LIKE 'k_a%'",
+        "20_narrow.sql": "-- component: y | narrow\nSELECT name, 'y' AS component, 5 AS priority FROM kernel_names "
+                         "WHERE name = 'k_a1'",
+        "30_dead.sql": "-- component: z | dead\nSELECT name, 'z' AS component, 1 AS priority FROM kernel_names "
+                       "WHERE name = 'nothing_here'",
+        "40_context.sql": "-- component: x | by neighbour\nSELECT context_key, 'x' AS component, 3 AS priority "
+                          "FROM kernel_contexts WHERE name = 'k_b' AND next_names[1] = 'k_a1'",
+    })
     trace = write(tmp_path / "t_cuda_gpu_trace.csv", GPU_HEADER, [
         kernel_row(0, 10, "k_b"), kernel_row(20, 30, "k_a1"), kernel_row(60, 40, "k_a2"),
         kernel_row(110, 200, "zzz"), kernel_row(320, 7, "zzz"), kernel_row(400, 5, "k_b"),

@@ -10,7 +10,7 @@ from nsight_ingest import store
 from nsight_ingest.analysis import scope
 from nsight_ingest.errors import InputError
 from nsight_ingest.rules import classify_scope, load_rule_set
-from tests.conftest import DATA, GPU_HEADER, kernel_row, write
+from tests.conftest import DATA, GPU_HEADER, kernel_row, write, write_rules
 
 
 def classify(tmp_path, names: list[str], rules_dir=None) -> dict[str, tuple]:
@@ -88,15 +88,14 @@ def test_pitfalls_and_dialects(tmp_path, name, component):
 
 
 def test_winner_is_lowest_priority_then_file_name(tmp_path):
-    (tmp_path / "a.sql").write_text(
-        "-- component: fast | a\nSELECT name, 'fast' AS component, 5 AS priority FROM kernel_names "
-        "WHERE name LIKE 'k%'")
-    (tmp_path / "b.sql").write_text(
-        "-- component: slow | b\nSELECT name, 'slow' AS component, 1 AS priority FROM kernel_names "
-        "WHERE name = 'k2'")
-    (tmp_path / "c.sql").write_text(
-        "-- component: tie | c\nSELECT name, 'tie' AS component, 5 AS priority FROM kernel_names "
-        "WHERE name = 'k1'")
+    write_rules(tmp_path, {
+        "a.sql": "-- component: fast | a\nSELECT name, 'fast' AS component, 5 AS priority FROM kernel_names "
+                 "WHERE name LIKE 'k%'",
+        "b.sql": "-- component: slow | b\nSELECT name, 'slow' AS component, 1 AS priority FROM kernel_names "
+                 "WHERE name = 'k2'",
+        "c.sql": "-- component: tie | c\nSELECT name, 'tie' AS component, 5 AS priority FROM kernel_names "
+                 "WHERE name = 'k1'",
+    })
     got = classify(tmp_path, ["k1", "k2", "x"], tmp_path)
     assert got["k1"] == ("fast", "a.sql", 2)  # tie at priority 5: a.sql sorts before c.sql
     assert got["k2"] == ("slow", "b.sql", 2)  # priority 1 beats 5
@@ -123,11 +122,11 @@ def test_empty_rules_folder(tmp_path):
 
 
 def test_rules_option_replaces_the_default_set(tmp_path, run_cli):
-    rules = tmp_path / "rules"
-    rules.mkdir()
-    (rules / "10_adds.sql").write_text(
-        "-- component: vector_add | my vector adds\n"
-        "SELECT name, 'vector_add' AS component, 10 AS priority FROM kernel_names WHERE name LIKE 'vectorAdd%'")
+    rules = write_rules(tmp_path / "rules", {
+        "10_adds.sql": "-- component: vector_add | my vector adds\n"
+                       "SELECT name, 'vector_add' AS component, 10 AS priority FROM kernel_names "
+                       "WHERE name LIKE 'vectorAdd%'",
+    })
     trace = write(tmp_path / "t_cuda_gpu_trace.csv", GPU_HEADER, [
         kernel_row(0, 10, "vectorAdd(const float *, int)"), kernel_row(20, 30, "QuantInt8Kernel")])
     out = run_cli("classify", trace, "--rules", rules).json()
