@@ -6,7 +6,6 @@ import codecs
 import csv
 import gzip
 import hashlib
-import io
 import re
 import tempfile
 import zlib
@@ -105,14 +104,14 @@ def is_sqlite(path: Path) -> bool:
 def head_lines(path: Path, limit: int = HEAD_LINES) -> tuple[list[str], bool]:
     """First `limit` text lines of a plain or gzip file, and whether it was compressed."""
     _check_path(path)
-    compressed = is_gzip(path)
     with path.open("rb") as fh:
-        if fh.read(16) == SQLITE_MAGIC:
-            raise InputError(f"{path}: is an nsys SQLite export, not a CSV report")
-    opener = gzip.open if compressed else open
+        magic = fh.read(len(SQLITE_MAGIC))
+    if magic == SQLITE_MAGIC:
+        raise InputError(f"{path}: is an nsys SQLite export, not a CSV report")
+    compressed = magic.startswith(GZIP_MAGIC)
     lines: list[str] = []
     try:
-        with opener(path, "rb") as raw, io.TextIOWrapper(raw, encoding="utf-8", errors="replace", newline="") as text:
+        with _open_text(path, compressed) as text:
             for line in text:
                 lines.append(line)
                 if len(lines) >= limit:
