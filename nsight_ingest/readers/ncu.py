@@ -9,6 +9,7 @@ metric rows are shorter than the header.
 from __future__ import annotations
 
 import csv
+from collections.abc import Iterable
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
@@ -36,6 +37,16 @@ DETAILS = {
 HEADER_TABLE = "CREATE OR REPLACE TEMP TABLE ncu_header (col VARCHAR, metric VARCHAR, unit VARCHAR)"
 
 
+def _varchar_columns(names: list[str]) -> list[str]:
+    """read_csv column items that read every cell as text (values are parsed in SQL, separators and all)."""
+    return [f"{sql_string(name)}: 'VARCHAR'" for name in names]
+
+
+def _present_or_null(names: list[str], wanted: Iterable[str]) -> str:
+    """A select list of the `wanted` columns: those among the file's `names`, NULL for the others."""
+    return ", ".join(c if c in names else f"NULL AS {c}" for c in wanted)
+
+
 def _units_row(table: CsvTable) -> list[str]:
     lines, _ = head_lines(table.path, limit=table.header_line + 2)
     if len(lines) < table.header_line + 2:
@@ -54,12 +65,10 @@ def _raw(table: CsvTable) -> Load:
     if missing:
         raise InputError(f"{table.path}: ncu raw page is missing column(s): {', '.join(missing)}")
     path, compressed, header_line, temporary = table_copy(table, always_scan=True)
-    columns = [f"{sql_string(name)}: 'VARCHAR'" for name in names]
-    source = read_csv_call(path, compressed, skip=header_line + 2, header=False, columns=columns)
+    source = read_csv_call(path, compressed, skip=header_line + 2, header=False, columns=_varchar_columns(names))
     header_rows = [[name, cell.raw, unit] for name, cell, unit in zip(names, table.header, units, strict=True)
                    if name.startswith("m_")]
-    identity = ", ".join(f"{c}" if c in names else f"NULL AS {c}" for c in IDENTITY.values())
-    results_source = f"(SELECT {identity} FROM {source})"
+    results_source = f"(SELECT {_present_or_null(names, IDENTITY.values())} FROM {source})"
     return Load(
         "ncu_raw",
         (("ncu_results", read_sql("readers/ncu_results.sql").format(source=results_source)),
@@ -77,10 +86,9 @@ def _details(table: CsvTable) -> Load:
     if missing:
         raise InputError(f"{table.path}: ncu details page is missing column(s): {', '.join(missing)}")
     path, compressed, header_line, temporary = table_copy(table, always_scan=True)
-    columns = [f"{sql_string(name)}: 'VARCHAR'" for name in names]
-    reader = read_csv_call(path, compressed, skip=header_line + 1, header=False, columns=columns, null_padding=True)
-    select = ", ".join(c if c in names else f"NULL AS {c}" for c in known.values())
-    source = f"(SELECT {select} FROM {reader})"
+    reader = read_csv_call(path, compressed, skip=header_line + 1, header=False, columns=_varchar_columns(names),
+                           null_padding=True)
+    source = f"(SELECT {_present_or_null(names, known.values())} FROM {reader})"
     return Load(
         "ncu_details",
         (("ncu_results", read_sql("readers/ncu_results.sql").format(source=source)),
