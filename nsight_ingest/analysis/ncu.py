@@ -55,9 +55,13 @@ def classify_launches(con: duckdb.DuckDBPyConnection, traces: list[int], rule_se
     classify_scope(con, rule_set)
 
 
+def _value(row: dict[str, Any]) -> Any:
+    """A metric's number, or its text as exported when it is not a number."""
+    return row["value"] if row["value"] is not None else row["value_text"]
+
+
 def _metric(row: dict[str, Any]) -> dict[str, Any]:
-    value = row["value"] if row["value"] is not None else row["value_text"]
-    return {"value": value, "unit": row["unit"], "base_value": row["base_value"], "base_unit": row["base_unit"]}
+    return {"value": _value(row), "unit": row["unit"], "base_value": row["base_value"], "base_unit": row["base_unit"]}
 
 
 def analyse(con: duckdb.DuckDBPyConnection, inputs: list[Ingested], rule_set: RuleSet,
@@ -87,9 +91,8 @@ def analyse(con: duckdb.DuckDBPyConnection, inputs: list[Ingested], rule_set: Ru
         group["metrics"][row["metric"]] = {k: row[k] for k in ("min", "median", "max", "base_unit")}
     devices: dict[str, dict[str, Any]] = {}
     for row in run_sql(con, "ncu_device_attributes", traces=traces):
-        value = row["value"] if row["value"] is not None else row["value_text"]
         devices.setdefault(row["device"], {"device": row["device"], "attributes": {}})["attributes"][
-            row["attribute"]] = value
+            row["attribute"]] = _value(row)
     return {
         "inputs": inputs_block([(i, i.report_type) for i in inputs]),
         "thresholds": thresholds.params(),
