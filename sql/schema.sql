@@ -350,3 +350,7 @@ CREATE OR REPLACE MACRO ns_percentiles(v, upto, n) AS {
     'p99_ns': percentile_of_counts(v, upto, n, 0.99),
     'max_ns': max(v)
 };
+
+-- The longest duration a GPU operation is believed to have: an hour. Operations with a negative duration or a
+-- longer one are data errors, left out of every analysis (scope_*.sql, rank_kernels.sql) and counted (integrity.sql).
+CREATE OR REPLACE MACRO max_duration_ns() AS 3600000000000;

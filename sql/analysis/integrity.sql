@@ -5,7 +5,7 @@
 SELECT *
 FROM (
     SELECT count(*) FILTER (WHERE duration_ns < 0)              AS negative_duration_operations,
-           count(*) FILTER (WHERE duration_ns > 3600000000000)  AS absurd_duration_operations
+           count(*) FILTER (WHERE duration_ns > max_duration_ns()) AS absurd_duration_operations
     FROM gpu_ops WHERE trace_id = $gpu_trace
 ), (
     SELECT count(*) FILTER (WHERE duration_ns = 0)              AS zero_duration_kernels,

@@ -7,5 +7,5 @@ SELECT r.rank, k.start_ns, k.end_ns, k.duration_ns, k.name, nccl_collective(k.na
        END AS ordinal
 FROM rank_sources r
 JOIN kernels k ON k.trace_id = r.trace_id AND coalesce(k.device, '(no device)') = r.device
-WHERE k.duration_ns BETWEEN 0 AND 3600000000000
+WHERE k.duration_ns BETWEEN 0 AND max_duration_ns()
   AND (r.window_start_ns IS NULL OR (k.start_ns >= r.window_start_ns AND k.start_ns < r.window_end_ns));

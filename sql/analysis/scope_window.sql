@@ -27,7 +27,7 @@ CREATE OR REPLACE TEMP TABLE scope_ops AS
     LEFT JOIN launched_inside i
            ON o.op_kind = 'kernel' AND i.kernel_start_ns = o.start_ns AND i.device_index = coalesce(o.device_index, 0)
     WHERE o.trace_id = {gpu_trace}
-      AND o.duration_ns BETWEEN 0 AND 3600000000000   -- as in scope_capture.sql
+      AND o.duration_ns BETWEEN 0 AND max_duration_ns()
       AND (i.kernel_start_ns IS NOT NULL
            OR (a.kernel_start_ns IS NULL
                AND EXISTS (SELECT 1 FROM window_ranges w WHERE o.start_ns >= w.start_ns AND o.start_ns < w.end_ns)));
