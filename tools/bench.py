@@ -66,11 +66,12 @@ def line_count(path: Path) -> int:
 
 def measure(rows: int, full: bool) -> dict:
     gpu, kern = capture(rows)
-    total_rows = line_count(gpu) + line_count(kern)
+    operations = line_count(gpu)
+    total_rows = operations + line_count(kern)
     csv_bytes = gpu.stat().st_size + kern.stat().st_size
     steps = {"baseline_duckdb_scan": run([sys.executable, "-c", BASELINE, str(gpu), str(kern)]),
              "classify": run([*CLI, "classify", str(gpu)])}
-    result = {"gpu_operations": line_count(gpu), "rows": total_rows, "csv_bytes": csv_bytes}
+    result = {"gpu_operations": operations, "rows": total_rows, "csv_bytes": csv_bytes}
     if full:
         store_path = OUT / "bench_store.duckdb"
         store_path.unlink(missing_ok=True)
