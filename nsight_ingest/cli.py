@@ -2,14 +2,18 @@
 
 from __future__ import annotations
 
+import inspect
 import os
 import sys
+from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
-from typing import Annotated
+from typing import Annotated, Any
 
 import typer
 
+from nsight_ingest import registry
+from nsight_ingest.analysis.ranks import RANK_PATTERN
 from nsight_ingest.errors import InputError
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
@@ -33,10 +37,19 @@ def _warn(message: str) -> None:
     print(f"nsight-ingest: {message}", file=sys.stderr)
 
 
-def _warn_about(request) -> None:
-    """Print the warnings gathered while running a pipeline.Request."""
-    for warning in request.warnings:
+def _warn_about(run) -> None:
+    """Print the warnings gathered while answering (a pipeline.Run)."""
+    for warning in run.warnings:
         _warn(warning)
+
+
+def _run(db: str | None, rules: Path | None):
+    """A pipeline.Run on the store `db` (in memory when None) with the rule set of `rules`."""
+    from nsight_ingest import pipeline, store
+    from nsight_ingest.rules import load_rule_set
+
+    rule_set = load_rule_set(rules)
+    return pipeline.Run(store.connect(db), rule_set)
 
 
 GpuTrace = Annotated[str, typer.Argument(help="nsys cuda_gpu_trace CSV (.csv or .csv.gz)")]
@@ -55,25 +68,13 @@ PerNvtx = Annotated[
 ]
 Fmt = Annotated[Format, typer.Option("--format", help="output format")]
 NcuFiles = Annotated[list[str] | None, typer.Option("--ncu", help="ncu --csv export (raw or details); repeatable")]
-LatencyBelow = Annotated[float, typer.Option("--latency-below", help="both throughputs below this %: latency bound")]
-BoundAtLeast = Annotated[float, typer.Option("--bound-at-least", help="compute/memory bound needs at least this %")]
-Dominance = Annotated[float, typer.Option("--dominance", help="... and more than this times the other throughput")]
 
 
-def _execute(request, db: str | None, rules: Path | None, analyse, question: dict) -> dict:
-    """Open the store, run `analyse(con, capture, rule_set, window)` per window, print warnings."""
-    from nsight_ingest import pipeline, store
-    from nsight_ingest.rules import load_rule_set
-
-    rule_set = load_rule_set(rules)
-    con = store.connect(db)
-    result = pipeline.run(con, request, lambda c, capture, window: analyse(c, capture, rule_set, window),
-                          {**question, "rule_set_version": rule_set.version})
-    _warn_about(request)
-    return result
-
-
-def _print(result: dict, fmt: Format, table) -> None:
+def _threshold(name: str):
+    """The typer option of one bound-verdict threshold, as the registry describes it."""
+    option = next(o for o in registry.THRESHOLDS if o.name == name)
+    return typer.Option(option.flag, help=option.help)
+def _print(result: Any, fmt: Format, table) -> None:
     from nsight_ingest import report
 
     if fmt is Format.json:
@@ -83,40 +84,52 @@ def _print(result: dict, fmt: Format, table) -> None:
             table(part)
 
 
-@app.command()
-def classify(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = None, db: Db = None,
-             nvtx: Nvtx = None, nvtx_trace: NvtxTrace = None, time_range: TimeRange = None,
-             per_nvtx: PerNvtx = None, ncu: NcuFiles = None, latency_below: LatencyBelow = 60.0,
-             bound_at_least: BoundAtLeast = 70.0, dominance: Dominance = 1.2, fmt: Fmt = Format.json) -> None:
-    """Where the kernel time goes, by component, with launch gaps and CPU-GPU launch overlap."""
-    from functools import partial
-
-    from nsight_ingest import pipeline, report
-    from nsight_ingest.analysis.classify import summarize
-    from nsight_ingest.analysis.ncu import Thresholds
-
-    request = pipeline.Request(gpu_trace, kern_exec, nvtx_trace, nvtx, time_range, per_nvtx, tuple(ncu or ()))
-    thresholds = Thresholds(latency_below, bound_at_least, dominance)
-    analyse = partial(summarize, thresholds=thresholds)
-    _print(_execute(request, db, rules, analyse, {"command": "classify", **thresholds.params()}), fmt,
-           report.print_classify)
+def _option(option: registry.Option) -> inspect.Parameter:
+    kind = type(option.default)
+    info = typer.Option(option.flag, help=option.help, min=option.minimum)
+    return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default,
+                             annotation=Annotated[kind, info])
 
 
-@app.command()
-def launches(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = None, db: Db = None,
-             nvtx: Nvtx = None, nvtx_trace: NvtxTrace = None, time_range: TimeRange = None,
-             per_nvtx: PerNvtx = None,
-             top: Annotated[int, typer.Option("--top", min=1, help="how many of the largest gaps to list")] = 10,
-             fmt: Fmt = Format.json) -> None:
-    """Why the GPU waits: gap anatomy, launch-call latency, queueing and CPU starvation."""
-    from functools import partial
+def _capture_command(analysis: registry.Analysis):
+    """The command that answers `analysis` for one capture: its files, store, rules, windows, its own options."""
+    keyword = inspect.Parameter.KEYWORD_ONLY
+    parameters = [
+        inspect.Parameter("gpu_trace", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=GpuTrace),
+        inspect.Parameter("kern_exec", keyword, default=None, annotation=KernExec),
+        inspect.Parameter("rules", keyword, default=None, annotation=Rules),
+    ]
+    if analysis.cacheable:
+        parameters.append(inspect.Parameter("db", keyword, default=None, annotation=Db))
+    if analysis.windows:
+        parameters += [inspect.Parameter("nvtx", keyword, default=None, annotation=Nvtx),
+                       inspect.Parameter("nvtx_trace", keyword, default=None, annotation=NvtxTrace),
+                       inspect.Parameter("time_range", keyword, default=None, annotation=TimeRange),
+                       inspect.Parameter("per_nvtx", keyword, default=None, annotation=PerNvtx)]
+    if analysis.takes_ncu:
+        parameters.append(inspect.Parameter("ncu", keyword, default=None, annotation=NcuFiles))
+    parameters += [_option(option) for option in analysis.options]
+    parameters.append(inspect.Parameter("fmt", keyword, default=Format.json, annotation=Fmt))
 
-    from nsight_ingest import pipeline, report
-    from nsight_ingest.analysis.launches import analyse
+    def command(**given: Any) -> None:
+        from nsight_ingest import pipeline
 
-    request = pipeline.Request(gpu_trace, kern_exec, nvtx_trace, nvtx, time_range, per_nvtx)
-    _print(_execute(request, db, rules, partial(analyse, top=top), {"command": "launches", "top": top}), fmt,
-           report.print_launches)
+        run = _run(given.get("db"), given["rules"])
+        files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given.get("nvtx_trace"),
+                                      ncu=tuple(given.get("ncu") or ()))
+        choice = pipeline.WindowChoice(given.get("nvtx"), given.get("time_range"), given.get("per_nvtx"))
+        result = pipeline.analyse(run, analysis, files, {o.name: given[o.name] for o in analysis.options}, choice)
+        _warn_about(run)
+        _print(result, given["fmt"], analysis.print_table)
+
+    command.__signature__ = inspect.Signature(parameters)
+    command.__doc__ = analysis.help
+    return command
+
+
+for _analysis in registry.CAPTURE_COMMANDS:
+    app.command(name=_analysis.name)(_capture_command(_analysis))
+rules_app.command("audit")(_capture_command(registry.AUDIT))
 
 
 @app.command()
@@ -125,20 +138,17 @@ def ingest(
     db: Annotated[str, typer.Option("--db", help="DuckDB store to load into (created if missing)")],
 ) -> None:
     """Load captures into a persistent store without analysing them (`query` and the analyses read it later)."""
-    import json
+    from nsight_ingest import pipeline, report
 
-    from nsight_ingest import pipeline, store
-
-    con = store.connect(db)
+    run = _run(db, None)
     loaded = []
     for path in gpu_traces:
-        request = pipeline.Request(path)
-        capture = pipeline.open_capture(con, request)
+        capture = pipeline.open_capture(run, pipeline.CaptureFiles(path))
         loaded.append({"capture_id": capture.capture_id,
                        "inputs": [{"path": i.path, "role": role, "trace_id": i.trace_id, "rows": i.rows,
                                    "sha256": i.sha256, "already_stored": i.reused} for i, role in capture.roles()]})
-        _warn_about(request)
-    print(json.dumps(loaded, indent=2))
+    _warn_about(run)
+    print(report.to_json(loaded))
 
 
 @app.command()
@@ -146,7 +156,7 @@ def ranks(
     files: Annotated[list[str], typer.Argument(help="one cuda_gpu_trace (CSV or nsys .sqlite) per rank, or one "
                                                      "file holding several GPUs")],
     rank_pattern: Annotated[str, typer.Option("--rank-pattern", help="regex whose group 1 is the rank in a file "
-                                                                     "name")] = r"(?:rank|_r)(\d+)",
+                                                                     "name")] = RANK_PATTERN,
     offset: Annotated[list[str] | None, typer.Option("--offset", help="RANK=NS: that rank's clock offset, instead "
                                                                       "of the estimate; repeatable")] = None,
     nvtx: Annotated[str | None, typer.Option("--nvtx", help="each rank's NVTX range of this name is its step")]
@@ -156,49 +166,34 @@ def ranks(
     fmt: Fmt = Format.json,
 ) -> None:
     """Several ranks: aligned span, idle time of all GPUs, NCCL and all-gather time, collective skew and waiting."""
-    from nsight_ingest import pipeline, report, store
-    from nsight_ingest.analysis import ranks as analysis
-    from nsight_ingest.analysis import scope
+    from nsight_ingest import pipeline
+    from nsight_ingest.report import tables
 
-    given = {}
-    for item in offset or []:
-        rank, _, value = item.partition("=")
-        try:
-            given[int(rank)] = int(value)
-        except ValueError:
-            raise InputError(f"--offset {item!r}: expected RANK=NS, both integers") from None
-    con = store.connect(db)
-    requests = [pipeline.Request(path, nvtx=nvtx) for path in files]
-    captures = [pipeline.open_capture(con, request) for request in requests]
-    sources = analysis.assign(con, captures, rank_pattern)
-    if nvtx:
-        sources = analysis.nvtx_steps(con, captures, sources, nvtx)
-    window = scope.time_range(time_range).ranges[0][:2] if time_range else None
-    result = analysis.analyse(con, sources, shared_clock=len(captures) == 1, offsets=given, time_range=window)
-    for request in requests:
-        _warn_about(request)
-    _print(result, fmt, report.print_ranks)
+    run = _run(db, None)
+    result = pipeline.analyse_ranks(run, [pipeline.CaptureFiles(path) for path in files], rank_pattern,
+                                    offset or [], nvtx, time_range)
+    _warn_about(run)
+    _print(result, fmt, tables.print_ranks)
 
 
 @app.command(name="ncu")
 def ncu_command(
     files: Annotated[list[str], typer.Argument(help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")],
-    rules: Rules = None, db: Db = None, latency_below: LatencyBelow = 60.0, bound_at_least: BoundAtLeast = 70.0,
-    dominance: Dominance = 1.2,
+    rules: Rules = None, db: Db = None,
+    latency_below: Annotated[float, _threshold("latency_below")] = registry.THRESHOLDS[0].default,
+    bound_at_least: Annotated[float, _threshold("bound_at_least")] = registry.THRESHOLDS[1].default,
+    dominance: Annotated[float, _threshold("dominance")] = registry.THRESHOLDS[2].default,
     all_metrics: Annotated[bool, typer.Option("--all-metrics", help="every metric, not just the common ones")] = False,
     fmt: Fmt = Format.json,
 ) -> None:
     """Nsight Compute metrics per profiled kernel, in base units, with compute/memory/latency-bound verdicts."""
-    from nsight_ingest import report, store
-    from nsight_ingest.analysis import ncu
-    from nsight_ingest.rules import load_rule_set
+    from nsight_ingest import pipeline
+    from nsight_ingest.report import tables
 
-    rule_set = load_rule_set(rules)
-    con = store.connect(db)
-    inputs = [store.ingest_ncu(con, path) for path in files]
-    thresholds = ncu.Thresholds(latency_below, bound_at_least, dominance)
-    result = ncu.analyse(con, inputs, rule_set, thresholds, all_metrics)
-    _print(result, fmt, report.print_ncu)
+    run = _run(db, rules)
+    options = {"latency_below": latency_below, "bound_at_least": bound_at_least, "dominance": dominance,
+               "all_metrics": all_metrics}
+    _print(pipeline.analyse_ncu(run, files, options), fmt, tables.print_ncu)
 
 
 @app.command()
@@ -213,10 +208,9 @@ def compare(
     fmt: Fmt = Format.json,
 ) -> None:
     """Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba)."""
-    from nsight_ingest import pipeline, report, store
+    from nsight_ingest import pipeline
     from nsight_ingest.analysis import compare as analysis
-    from nsight_ingest.analysis.launches import with_summary
-    from nsight_ingest.rules import load_rule_set
+    from nsight_ingest.report import tables
 
     if abba is not None:
         if a or b:
@@ -225,37 +219,26 @@ def compare(
     else:
         if not (a and b):
             raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
-        rule_set = load_rule_set(rules)
-        con = store.connect()
-        parts = []
-        for path in (a, b):
-            request = pipeline.Request(path)
-            capture = pipeline.open_capture(con, request)
-            parts += with_summary(con, capture, rule_set)
-            _warn_about(request)
-        result = analysis.captures(parts[0], parts[2], parts[1], parts[3])
-    _print(result, fmt, report.print_compare)
-
-
-@rules_app.command("audit")
-def rules_audit(gpu_trace: GpuTrace, kern_exec: KernExec = None, rules: Rules = None,
-                top: Annotated[int, typer.Option("--top", min=1, help="unclassified names to list")] = 10,
-                fmt: Fmt = Format.json) -> None:
-    """How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, neighbour share."""
-    from nsight_ingest import pipeline, report, store
-    from nsight_ingest.analysis.audit import audit
-    from nsight_ingest.rules import load_rule_set
-
-    rule_set = load_rule_set(rules)
-    con = store.connect()
-    request = pipeline.Request(gpu_trace, kern_exec)
-    result = audit(con, pipeline.open_capture(con, request), rule_set, top)
-    _print(result, fmt, report.print_audit)
+        run = _run(None, rules)
+        result = pipeline.compare(run, pipeline.CaptureFiles(a), pipeline.CaptureFiles(b))
+        _warn_about(run)
+    _print(result, fmt, tables.print_compare)
 
 
 class Scheduler(StrEnum):
     local = "local"
     dask = "dask"
+
+
+@contextmanager
+def _progress_bar(total: int, label: str):
+    """A progress bar on stderr; yields a callback to call once per finished item."""
+    from rich.console import Console
+    from rich.progress import Progress
+
+    with Progress(console=Console(stderr=True), transient=True) as progress:
+        task = progress.add_task(label, total=total)
+        yield lambda _item: progress.advance(task)
 
 
 @app.command()
@@ -285,51 +268,26 @@ def summarize(
     """Nightly job: summarize new traces into a Parquet history, check regressions, write reports.
 
     Exit code 1 when a metric regressed, 2 when a trace failed (and nothing regressed)."""
-    import datetime as dt
     import json
 
-    from nsight_ingest import nightly, report
-    from nsight_ingest.analysis import regressions
+    from nsight_ingest import nightly
+    from nsight_ingest.history import Baseline
     from nsight_ingest.rules import load_rule_set
 
-    try:
-        night = dt.date.fromisoformat(day) if day else dt.datetime.now(dt.UTC).date()
-    except ValueError:
-        raise InputError(f"--date {day!r}: expected YYYY-MM-DD") from None
-    baseline = regressions.Baseline(baseline_runs, mad_k, min_change, min_baseline)
-    for item in direction or []:
-        metric, _, way = item.partition("=")
-        if way not in ("up", "down", "none") or metric not in nightly.METRICS:
-            raise InputError(f"--direction {item!r}: expected METRIC=up|down|none, METRIC one of "
-                             f"{', '.join(nightly.METRICS)}")
-        baseline.directions.pop(metric, None) if way == "none" else baseline.directions.update({metric: way})
+    night = nightly.parse_night(day)
+    baseline = nightly.with_directions(Baseline(baseline_runs, mad_k, min_change, min_baseline), direction or [])
     if scheduler is Scheduler.dask and not dask_address:
         raise InputError("--scheduler dask needs --dask-address HOST:PORT")
     runner = nightly.dask_runner(dask_address) if scheduler is Scheduler.dask else nightly.local_runner(workers)
     load_rule_set(rules)  # a broken rule set fails here, once, not in every worker
-    with report.progress_bar(len(nightly.discover(directory)), "summarizing") as advance:
-        result = nightly.run(directory, history, night, str(rules) if rules else None, runner, advance,
-                             lock_timeout)
-    checks = regressions.check(history, night, result.rule_set_version, baseline)
-    captures = sorted({c["capture"] for c in checks})
-    folder = report_dir or history / "reports"
-    folder.mkdir(parents=True, exist_ok=True)
-    summary = {"run_id": result.run_id, "date": night.isoformat(), "rule_set_version": result.rule_set_version,
-               "traces_found": result.found, "written": result.written, "skipped": result.skipped,
-               "failed": result.failed}
-    markdown, page = folder / f"{night.isoformat()}.md", folder / f"{night.isoformat()}.html"
-    markdown.write_text(report.nightly_markdown(summary, checks), encoding="utf-8")
-    page.write_text(report.nightly_html(summary, checks, regressions.series(history, result.rule_set_version,
-                                                                            captures)), encoding="utf-8")
-    regressed = [c for c in checks if c["regressed"]]
-    print(json.dumps({**summary, "checked_metrics": len(checks), "regressions": regressed,
-                      "reports": {"markdown": str(markdown), "html": str(page)}}, indent=2, default=str))
-    for failure in result.failed:
+    with _progress_bar(len(nightly.discover(directory)), "summarizing") as advance:
+        outcome = nightly.job(directory, history, night, str(rules) if rules else None, runner, baseline, report_dir,
+                              advance, lock_timeout)
+    print(json.dumps(outcome.summary, indent=2, default=str))
+    for failure in outcome.failed:
         _warn(f"failed: {failure}")
-    if regressed:
-        raise typer.Exit(1)
-    if result.failed:
-        raise typer.Exit(2)
+    if outcome.exit_code:
+        raise typer.Exit(outcome.exit_code)
 
 
 @app.command()
@@ -342,6 +300,7 @@ def query(
     import duckdb
 
     from nsight_ingest import report, store
+    from nsight_ingest.report import tables
 
     if not Path(db).is_file():
         raise InputError(f"{db}: no such store")
@@ -353,7 +312,7 @@ def query(
     columns = [d[0] for d in cursor.description] if cursor.description else []
     rows = cursor.fetchall() if columns else []
     if fmt is QueryFormat.table:
-        report.print_rows(columns, rows)
+        tables.print_rows(columns, rows)
     elif fmt is QueryFormat.csv:
         import csv
 

@@ -1,90 +1,188 @@
-"""What a command runs: open a capture from its files, resolve the windows asked for, analyse each."""
+"""The one front door: open a capture from its files, pick the windows asked for, and answer a registered analysis
+for each, from the store's cache when it was asked before."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 import duckdb
 
-from nsight_ingest import store
-from nsight_ingest.analysis import integrity, scope
+from nsight_ingest import store, windows
+from nsight_ingest.analysis import integrity
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers.source import is_sqlite, sibling
+from nsight_ingest.registry import Analysis
+from nsight_ingest.rules import RuleSet
+from nsight_ingest.sqlmodules import Scope
 
 
-@dataclass
-class Request:
-    """The files and window options of one command line, and the warnings gathered while running it."""
+@dataclass(frozen=True)
+class CaptureFiles:
+    """The export files of one capture: a cuda_gpu_trace (CSV or nsys SQLite) and the optional exports beside it."""
 
     gpu_trace: str
     kern_exec: str | None = None
     nvtx_trace: str | None = None
+    api_trace: str | None = None
+    ncu: tuple[str, ...] = ()
+
+    def with_siblings(self, need_nvtx: bool = False) -> CaptureFiles:
+        """These files with the missing ones found beside the gpu trace by name (an SQLite export holds them all);
+        with `need_nvtx`, a missing NVTX trace is an error."""
+        if is_sqlite(Path(self.gpu_trace)):
+            return replace(self, kern_exec=self.kern_exec or self.gpu_trace,
+                           nvtx_trace=self.nvtx_trace or (self.gpu_trace if need_nvtx else None))
+        found = replace(self, kern_exec=self.kern_exec or sibling(self.gpu_trace, "cuda_kern_exec_trace"),
+                        nvtx_trace=self.nvtx_trace or (sibling(self.gpu_trace, "nvtx_pushpop_trace")
+                                                       if need_nvtx else None))
+        if need_nvtx and found.nvtx_trace is None:
+            raise InputError(f"no sibling nvtx_pushpop_trace for {self.gpu_trace}: give --nvtx-trace FILE")
+        return found
+
+
+@dataclass(frozen=True)
+class WindowChoice:
+    """Which part of a capture to analyse: every NVTX range called `nvtx` together, the `time_range`
+    START_NS:END_NS, each NVTX range matching `per_nvtx` on its own, or (all None) the whole capture."""
+
     nvtx: str | None = None
     time_range: str | None = None
     per_nvtx: str | None = None
-    ncu: tuple[str, ...] = ()
+
+    def __post_init__(self) -> None:
+        if sum(o is not None for o in (self.nvtx, self.time_range, self.per_nvtx)) > 1:
+            raise InputError("choose one of --nvtx, --range, --per-nvtx")
+
+    @property
+    def needs_nvtx(self) -> bool:
+        """True when the choice reads NVTX ranges."""
+        return bool(self.nvtx or self.per_nvtx)
+
+
+@dataclass
+class Run:
+    """One command's store connection, rule set and the warnings gathered while answering it."""
+
+    con: duckdb.DuckDBPyConnection
+    rule_set: RuleSet
     warnings: list[str] = field(default_factory=list)
 
 
-def open_capture(con: duckdb.DuckDBPyConnection, request: Request) -> store.Capture:
-    """Ingest the capture's files, finding the kern_exec (and, for NVTX windows, nvtx) siblings by name."""
-    chosen = [o for o in ("nvtx", "time_range", "per_nvtx") if getattr(request, o)]
-    if len(chosen) > 1:
-        raise InputError("choose one of --nvtx, --range, --per-nvtx")
-    sqlite_export = is_sqlite(Path(request.gpu_trace))
-    # an nsys SQLite export holds every report: it is its own kern_exec and NVTX trace
-    kern_exec = request.kern_exec or (request.gpu_trace if sqlite_export else
-                                      sibling(request.gpu_trace, "cuda_kern_exec_trace"))
-    nvtx_trace = request.nvtx_trace or (request.gpu_trace if sqlite_export and (request.nvtx or request.per_nvtx)
-                                        else None)
-    if nvtx_trace is None and (request.nvtx or request.per_nvtx):
-        nvtx_trace = sibling(request.gpu_trace, "nvtx_pushpop_trace")
-        if nvtx_trace is None:
-            raise InputError(f"no sibling nvtx_pushpop_trace for {request.gpu_trace}: give --nvtx-trace FILE")
-    capture = store.ingest_capture(con, request.gpu_trace, kern_exec, nvtx_trace, request.ncu)
-    request.warnings.extend(note for ingested, _ in capture.roles() for note in ingested.notes)
-    if kern_exec is None:
-        request.warnings.append(f"no sibling cuda_kern_exec_trace for {request.gpu_trace}: launch figures are null")
+def open_capture(run: Run, files: CaptureFiles, need_nvtx: bool = False) -> store.Capture:
+    """Ingest the capture's files (siblings found by name) and note what was recovered or is missing."""
+    files = files.with_siblings(need_nvtx)
+    capture = store.ingest_capture(run.con, files.gpu_trace, files.kern_exec, files.nvtx_trace, files.ncu,
+                                   files.api_trace)
+    run.warnings.extend(note for ingested, _ in capture.roles() for note in ingested.notes)
+    if files.kern_exec is None:
+        run.warnings.append(f"no sibling cuda_kern_exec_trace for {files.gpu_trace}: launch figures are null")
     return capture
 
 
-def run(con: duckdb.DuckDBPyConnection, request: Request,
-        analysis: Callable[[duckdb.DuckDBPyConnection, store.Capture, scope.Window | None], dict[str, Any]],
-        question: dict[str, Any]) -> dict[str, Any]:
-    """Run `analysis` on the whole capture, one window, or (with --per-nvtx) each matching NVTX range.
+def capture_scope(run: Run, capture: store.Capture, window: windows.Window | None = None) -> Scope:
+    """The scope of a capture, or of one window of it, for the SQL modules."""
+    values = {"gpu_trace": capture.gpu_trace.trace_id,
+              "kern_exec_trace": capture.kern_exec.trace_id if capture.kern_exec else None,
+              "api_trace": capture.api.trace_id if capture.api else None,
+              "windowed": window is not None, "ncu_traces": []}
+    return Scope(run.con, values, {"window": window, "rule_set": run.rule_set})
 
-    `question` names the analysis and its options (rule-set version included); with the inputs' trace ids and
-    the window options it keys the result in the store, so asking again reads the stored result."""
-    capture = open_capture(con, request)
-    key = json.dumps({**question, "inputs": sorted(i.trace_id for i, _ in capture.roles()),
-                      "nvtx": request.nvtx, "range": request.time_range, "per_nvtx": request.per_nvtx},
-                     sort_keys=True)
-    result = store.cached_result(con, capture.capture_id, key)
+
+def ncu_scope(run: Run, ncu: list[store.Ingested]) -> Scope:
+    """The scope of the launches profiled in ncu exports (each a kernel, in profiling order)."""
+    values = {"gpu_trace": None, "kern_exec_trace": None, "api_trace": None, "windowed": False,
+              "ncu_traces": [i.trace_id for i in ncu]}
+    return Scope(run.con, values, {"window": None, "rule_set": run.rule_set})
+
+
+def _windows(run: Run, capture: store.Capture, choice: WindowChoice) -> list[windows.Window | None]:
+    if choice.per_nvtx:
+        return list(windows.per_nvtx_windows(run.con, capture, choice.per_nvtx))
+    if choice.nvtx:
+        return [windows.nvtx_window(run.con, capture, choice.nvtx)]
+    if choice.time_range:
+        return [windows.time_range(choice.time_range)]
+    return [None]
+
+
+def answer(run: Run, analysis: Analysis, capture: store.Capture, options: dict[str, Any],
+           window: windows.Window | None = None) -> dict[str, Any]:
+    """One registered analysis of one capture (or window of it), uncached."""
+    return analysis.answer(capture_scope(run, capture, window), capture, options)
+
+
+def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str, Any],
+            choice: WindowChoice = WindowChoice()) -> dict[str, Any]:
+    """A registered analysis of a capture: the whole of it, one window, or (with --per-nvtx) each matching range.
+
+    The analysis name and options (rule-set version included), with the inputs' trace ids and the window choice,
+    key the result in the store, so asking again reads the stored result."""
+    capture = open_capture(run, files, choice.needs_nvtx)
+    key = json.dumps({"command": analysis.name, **options, "rule_set_version": run.rule_set.version,
+                      "inputs": sorted(i.trace_id for i, _ in capture.roles()),
+                      "nvtx": choice.nvtx, "range": choice.time_range, "per_nvtx": choice.per_nvtx},
+                     sort_keys=True, default=str)
+    result = store.cached_result(run.con, capture.capture_id, key) if analysis.cacheable else None
     if result is None:
-        result = _windows(con, request, capture, analysis)
-        store.remember_result(con, capture.capture_id, key, result)
+        parts = []
+        for window in _windows(run, capture, choice):
+            try:
+                parts.append(answer(run, analysis, capture, options, window))
+            except EmptyScope as exc:
+                if not choice.per_nvtx:
+                    raise
+                run.warnings.append(f"{exc}; skipped")
+        result = {"per_nvtx": choice.per_nvtx, "windows": parts} if choice.per_nvtx else parts[0]
+        if analysis.cacheable:
+            store.remember_result(run.con, capture.capture_id, key, result)
     for part in result.get("windows", [result]):
-        request.warnings.extend(integrity.warnings(part["integrity"], capture))
+        if "integrity" in part:
+            run.warnings.extend(integrity.warnings(part["integrity"], capture))
     return result
 
 
-def _windows(con: duckdb.DuckDBPyConnection, request: Request, capture: store.Capture,
-             analysis: Callable[[duckdb.DuckDBPyConnection, store.Capture, scope.Window | None], dict[str, Any]]
-             ) -> dict[str, Any]:
-    if request.per_nvtx:
-        results = []
-        for window in scope.per_nvtx_windows(con, capture, request.per_nvtx):
-            try:
-                results.append(analysis(con, capture, window))
-            except EmptyScope as exc:
-                request.warnings.append(f"{exc}; skipped")
-        return {"per_nvtx": request.per_nvtx, "windows": results}
-    if request.nvtx:
-        return analysis(con, capture, scope.nvtx_window(con, capture, request.nvtx))
-    if request.time_range:
-        return analysis(con, capture, scope.time_range(request.time_range))
-    return analysis(con, capture, None)
+def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:
+    """The ncu analysis of Nsight Compute exports (raw or details pages): each profiled launch, classified."""
+    from nsight_ingest.analysis import ncu
+
+    inputs = [store.ingest_ncu(run.con, path) for path in paths]
+    return ncu.answer(ncu_scope(run, inputs), inputs, options)
+
+
+def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str, offsets: list[str], nvtx: str | None,
+                  time_range: str | None) -> dict[str, Any]:
+    """The multi-rank analysis of one capture per rank (or one capture holding several GPUs); `offsets` are
+    RANK=NS items that replace the estimated clock offsets."""
+    from nsight_ingest.analysis import ranks
+
+    given = {}
+    for item in offsets:
+        rank, _, value = item.partition("=")
+        try:
+            given[int(rank)] = int(value)
+        except ValueError:
+            raise InputError(f"--offset {item!r}: expected RANK=NS, both integers") from None
+    captures = [open_capture(run, f, need_nvtx=bool(nvtx)) for f in files]
+    sources = ranks.assign(run.con, captures, rank_pattern)
+    if nvtx:
+        sources = ranks.nvtx_steps(run.con, captures, sources, nvtx)
+    window = windows.time_range(time_range).ranges[0][:2] if time_range else None
+    return ranks.analyse(run.con, sources, shared_clock=len(captures) == 1, offsets=given, time_range=window)
+
+
+def compare(run: Run, before: CaptureFiles, after: CaptureFiles) -> dict[str, Any]:
+    """Deltas from capture `before` to capture `after`, from the classify and launches analyses of each."""
+    from nsight_ingest.analysis import compare as deltas
+    from nsight_ingest.registry import CLASSIFY, LAUNCHES
+
+    parts = []
+    for files in (before, after):
+        capture = open_capture(run, files)
+        scope = capture_scope(run, capture)
+        parts.append((CLASSIFY.answer(scope, capture, CLASSIFY.defaults()),
+                      LAUNCHES.answer(scope, capture, LAUNCHES.defaults())))
+    (summary_a, launches_a), (summary_b, launches_b) = parts
+    return deltas.captures(summary_a, summary_b, launches_a, launches_b)

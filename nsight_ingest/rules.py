@@ -1,12 +1,14 @@
-"""Load classification rule files (SQL) and classify the kernels of the current scope.
+"""Classification rule files (SQL): load a rule set and run its files inside a scope's classification modules.
 
 Contract of a rule file (`*.sql` in the rules folder, run in file-name order):
 - header lines `-- component: NAME | POLICY` declare the components the file may emit, in output order;
 - the body is one SELECT, either a *name rule* over `kernel_names(name)` returning `name, component, priority`,
   or a *context rule* over `kernel_contexts` (a name with its neighbours on the stream, see
-  sql/rules_engine/kernel_contexts.sql) returning `context_key, component, priority`; both may add `sub_component`;
+  sql/classify/kernel_contexts.sql) returning `context_key, component, priority`; both may add `sub_component`;
 - per kernel the matching row with the lowest priority wins, ties broken by file name; unmatched kernels are
   `other`. Each distinct name (and each distinct context) is classified once, then joined back to the kernels.
+The modules classify.name_matches, classify.context_matches and classify.kernel_classes call the fillers below;
+the scope's context holds the rule set (`rule_set`).
 """
 
 from __future__ import annotations
@@ -19,7 +21,8 @@ from pathlib import Path
 import duckdb
 
 from nsight_ingest.errors import InputError
-from nsight_ingest.sqlfiles import default_rules_dir, read_sql, sql_string
+from nsight_ingest.sqlfiles import default_rules_dir, sql_string
+from nsight_ingest.sqlmodules import Scope, fills
 
 OTHER = "other"
 OTHER_POLICY = "all unmatched kernels"
@@ -80,24 +83,27 @@ def load_rule_set(directory: str | Path | None = None) -> RuleSet:
     return RuleSet(folder, tuple(files), digest.hexdigest()[:16])
 
 
-_RESULT_COLUMNS = "['context_key', 'name', 'component', 'sub_component', 'priority']"
-_NOT_NULL = re.compile(r"NOT NULL constraint failed: rule_matches\.(\w+)")
+_NOT_NULL = re.compile(r"NOT NULL constraint failed: \w+\.(\w+)")
 
 
-def _matches(rank: int, rule: RuleFile) -> str:
-    """The SELECT of one rule file's matches as rule_matches rows (columns matched by name)."""
-    result = f"(SELECT COLUMNS(lambda c: list_contains({_RESULT_COLUMNS}, c)) FROM ({rule.sql}))"
+def _matches(rank: int, rule: RuleFile, columns: tuple[str, ...]) -> str:
+    """The SELECT of one rule file's matches with `columns` (matched by name; missing ones arrive as NULL)."""
+    wanted = "[" + ", ".join(sql_string(c) for c in columns) + "]"
+    result = f"(SELECT COLUMNS(lambda c: list_contains({wanted}, c)) FROM ({rule.sql}))"
     if rule.by_context:
-        source = f"SELECT r.*, c.name FROM {result} r JOIN kernel_contexts c USING (context_key)"
-    else:
-        source = f"SELECT * FROM {result}"
-    return f"SELECT *, {rank} AS rule_rank, {sql_string(rule.path.name)} AS rule_file FROM ({source})"
+        result = f"(SELECT r.*, c.name FROM {result} r JOIN kernel_contexts c USING (context_key))"
+    return f"SELECT *, {rank} AS rule_rank, {sql_string(rule.path.name)} AS rule_file FROM {result}"
 
 
-def _collect_one(con: duckdb.DuckDBPyConnection, rank: int, rule: RuleFile) -> None:
-    """Add one rule file's matches to rule_matches; a failure names the file."""
+_NAME_COLUMNS = ("name", "component", "sub_component", "priority")
+_CONTEXT_COLUMNS = ("context_key", "component", "sub_component", "priority")
+
+
+def _collect_one(con: duckdb.DuckDBPyConnection, table: str, rank: int, rule: RuleFile,
+                 columns: tuple[str, ...]) -> None:
+    """Add one rule file's matches to `table`; a failure names the file."""
     try:
-        con.execute(f"INSERT INTO rule_matches BY NAME {_matches(rank, rule)}")
+        con.execute(f"INSERT INTO {table} BY NAME {_matches(rank, rule, columns)}")
     except duckdb.Error as exc:
         missing = _NOT_NULL.search(str(exc))  # a column the rule does not return arrives as NULL
         if missing:
@@ -105,40 +111,44 @@ def _collect_one(con: duckdb.DuckDBPyConnection, rank: int, rule: RuleFile) -> N
         raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
 
 
-def _collect(con: duckdb.DuckDBPyConnection, rules: list[tuple[int, RuleFile]]) -> None:
-    """Add the matches of these rule files to temp table rule_matches in one statement; when it fails, file by
-    file, so that the error names the file at fault."""
+def _collect(scope: Scope, table: str, by_context: bool) -> None:
+    """Add the matches of the rule set's name (or context) rules to `table` in one statement; when it fails, file
+    by file, so that the error names the file at fault."""
+    columns = _CONTEXT_COLUMNS if by_context else _NAME_COLUMNS
+    rules = [(rank, rule) for rank, rule in enumerate(scope.context["rule_set"].files) if rule.by_context == by_context]
     if not rules:
         return
     try:
-        con.execute("INSERT INTO rule_matches BY NAME " + " UNION ALL BY NAME ".join(_matches(*r) for r in rules))
+        scope.con.execute(f"INSERT INTO {table} BY NAME "
+                          + " UNION ALL BY NAME ".join(_matches(rank, rule, columns) for rank, rule in rules))
     except duckdb.Error:
         for rank, rule in rules:
-            _collect_one(con, rank, rule)
+            _collect_one(scope.con, table, rank, rule, columns)
 
 
-def _check_declared(con: duckdb.DuckDBPyConnection, rule_set: RuleSet) -> None:
-    emitted = con.execute("SELECT DISTINCT rule_rank, component FROM rule_matches").fetchall()
-    for rank, component in emitted:
+@fills("classify.name_matches")
+def fill_name_matches(scope: Scope) -> None:
+    """Run the name rules over kernel_names."""
+    _collect(scope, "name_rule_matches", by_context=False)
+
+
+@fills("classify.context_matches")
+def fill_context_matches(scope: Scope) -> None:
+    """Run the context rules over kernel_contexts."""
+    _collect(scope, "context_rule_matches", by_context=True)
+
+
+@fills("classify.kernel_classes")
+def check_and_record(scope: Scope) -> None:
+    """Refuse components a rule file does not declare; record each name's class under the rule-set version."""
+    rule_set: RuleSet = scope.context["rule_set"]
+    emitted = scope.con.execute("SELECT DISTINCT rule_rank, component FROM name_rule_matches UNION "
+                                "SELECT DISTINCT rule_rank, component FROM context_rule_matches").fetchall()
+    for rank, component in sorted(emitted):
         rule = rule_set.files[rank]
         if component not in {name for name, _ in rule.declared} | {OTHER}:
             raise InputError(f"{rule.path}: emits undeclared component {component!r}")
-
-
-def classify_scope(con: duckdb.DuckDBPyConnection, rule_set: RuleSet) -> None:
-    """Fill temp table `kernel_classes` (one class per kernel context of the scope) and record name classes."""
-    con.execute("CREATE OR REPLACE TEMP VIEW kernel_names AS SELECT name FROM scope_names")
-    con.execute(read_sql("rules_engine/create_matches.sql"))
-    ranked = list(enumerate(rule_set.files))
-    _collect(con, [(rank, rule) for rank, rule in ranked if not rule.by_context])
-    con.execute(read_sql("rules_engine/pick_name_winners.sql"))
-    by_context = [(rank, rule) for rank, rule in ranked if rule.by_context]
-    if by_context:
-        con.execute(read_sql("rules_engine/kernel_contexts.sql"))
-        _collect(con, by_context)
-    _check_declared(con, rule_set)
-    con.execute(read_sql("rules_engine/pick_winners.sql"))
-    con.execute(
+    scope.con.execute(
         "INSERT OR IGNORE INTO name_classes BY NAME "
         "SELECT ? AS rule_set_version, * EXCLUDE (name_id) FROM name_winners",
         [rule_set.version],

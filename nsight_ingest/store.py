@@ -16,6 +16,7 @@ from nsight_ingest import readers
 from nsight_ingest.errors import InputError, explain_duckdb_csv_error
 from nsight_ingest.readers.source import file_hashes, utf8_copy
 from nsight_ingest.sqlfiles import read_sql
+from nsight_ingest.sqlmodules import common_modules
 
 
 @dataclass(frozen=True)
@@ -72,6 +73,8 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     con.execute(f"SET threads = {max(1, min(threads, limit // MEMORY_PER_THREAD))}")
     if not read_only:
         con.execute(read_sql("schema.sql"))
+        for found in common_modules():
+            con.execute(found.sql)
         if target == ":memory:" and not details:
             for table, columns in DETAIL_COLUMNS.items():
                 for column in columns:
@@ -192,10 +195,12 @@ class Capture:
     kern_exec: Ingested | None = None
     nvtx: Ingested | None = None
     ncu: tuple[Ingested, ...] = ()
+    api: Ingested | None = None
 
     def roles(self) -> list[tuple[Ingested, str]]:
         """Every stored input file of the capture with its role."""
-        files = ((self.gpu_trace, "gpu_trace"), (self.kern_exec, "kernel_exec_trace"), (self.nvtx, "nvtx_trace"))
+        files = ((self.gpu_trace, "gpu_trace"), (self.kern_exec, "kernel_exec_trace"), (self.nvtx, "nvtx_trace"),
+                 (self.api, "api_trace"))
         return [(i, role) for i, role in files if i is not None] + [(i, i.report_type) for i in self.ncu]
 
 
@@ -205,11 +210,14 @@ def ingest_capture(
     kern_exec: str | Path | None = None,
     nvtx: str | Path | None = None,
     ncu: tuple[str | Path, ...] = (),
+    api: str | Path | None = None,
 ) -> Capture:
-    """Ingest a cuda_gpu_trace with its optional kern_exec, NVTX and ncu exports and record them as one capture."""
+    """Ingest a cuda_gpu_trace with its optional kern_exec, NVTX, CUDA API and ncu exports and record them as one
+    capture."""
     gpu = ingest(con, gpu_trace, "cuda_gpu_trace")
     launches = ingest(con, kern_exec, "cuda_kern_exec_trace") if kern_exec is not None else None
     ranges = ingest(con, nvtx, "nvtx_pushpop_trace") if nvtx is not None else None
+    calls = ingest(con, api, "cuda_api_trace") if api is not None else None
     kern_id = launches.trace_id if launches else None
     row = con.execute(
         "SELECT capture_id FROM captures WHERE gpu_trace_id = ? AND kern_exec_trace_id IS NOT DISTINCT FROM ?",
@@ -222,7 +230,9 @@ def ingest_capture(
         ).fetchone()
     if ranges is not None:
         con.execute("UPDATE captures SET nvtx_trace_id = ? WHERE capture_id = ?", [ranges.trace_id, row[0]])
-    return Capture(row[0], gpu, launches, ranges, tuple(ingest_ncu(con, path) for path in ncu))
+    if calls is not None:
+        con.execute("UPDATE captures SET api_trace_id = ? WHERE capture_id = ?", [calls.trace_id, row[0]])
+    return Capture(row[0], gpu, launches, ranges, tuple(ingest_ncu(con, path) for path in ncu), calls)
 
 
 def ingest_ncu(con: duckdb.DuckDBPyConnection, path: str | Path) -> Ingested:
@@ -234,7 +244,8 @@ def ingest_ncu(con: duckdb.DuckDBPyConnection, path: str | Path) -> Ingested:
 
 def stored_capture(con: duckdb.DuckDBPyConnection, capture_id: int) -> Capture:
     """A capture already in the store, to analyse again without reading any file."""
-    row = con.execute("SELECT gpu_trace_id, kern_exec_trace_id, nvtx_trace_id FROM captures WHERE capture_id = ?",
+    row = con.execute("SELECT gpu_trace_id, kern_exec_trace_id, nvtx_trace_id, api_trace_id FROM captures "
+                      "WHERE capture_id = ?",
                       [capture_id]).fetchone()
     if row is None:
         raise InputError(f"no capture {capture_id} in the store")
@@ -247,7 +258,7 @@ def stored_capture(con: duckdb.DuckDBPyConnection, capture_id: int) -> Capture:
         ).fetchone()
         return Ingested(trace_id, path, kind, sha, content, rows, True)
 
-    return Capture(capture_id, stored(row[0]), stored(row[1]), stored(row[2]))
+    return Capture(capture_id, stored(row[0]), stored(row[1]), stored(row[2]), api=stored(row[3]))
 
 
 def cached_result(con: duckdb.DuckDBPyConnection, capture_id: int, request: str) -> dict | None:

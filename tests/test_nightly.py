@@ -75,7 +75,7 @@ def test_rolling_baseline_by_hand(tmp_path):
     import pyarrow as pa
     import pyarrow.parquet as pq
 
-    from nsight_ingest.analysis import regressions
+    from nsight_ingest import history as regressions
 
     history = tmp_path / "h"
     values = [100, 102, 98, 101, 99, 104.9, 105.1]  # nights 1-5 baseline; night 6 stays within, night 7 is over
@@ -115,10 +115,10 @@ def test_crash_mid_run_leaves_a_readable_history_and_the_next_run_completes(tmp_
         raise KeyboardInterrupt  # the machine goes down after the first trace
 
     with pytest.raises(KeyboardInterrupt):
-        nightly.run(folder, history, dt.date(2026, 11, 1), None, crashing)
+        nightly.summarize(folder, history, dt.date(2026, 11, 1), None, crashing)
     assert {r[0] for r in rows(history)} == {"a"}  # whole files only, readable
     assert not list(history.rglob("*.partial"))
-    result = nightly.run(folder, history, dt.date(2026, 11, 1), None, nightly.local_runner(2))
+    result = nightly.summarize(folder, history, dt.date(2026, 11, 1), None, nightly.local_runner(2))
     assert len(result.skipped) == 1 and len(result.written) == 2
     assert {r[0] for r in rows(history)} == {"a", "b", "c"}
 
@@ -152,5 +152,5 @@ def test_discovery_pairs_siblings(tmp_path):
     (folder / "x_nvtx_pushpop_trace.csv").write_text("")
     (folder / "x_ncu_raw.csv").write_text("")
     (trace,) = nightly.discover(tmp_path)
-    assert trace.capture == "x" and trace.kern_exec.endswith("x_cuda_kern_exec_trace.csv")
-    assert trace.nvtx.endswith("x_nvtx_pushpop_trace.csv") and trace.ncu[0].endswith("x_ncu_raw.csv")
+    assert trace.name == "x" and trace.files.kern_exec.endswith("x_cuda_kern_exec_trace.csv")
+    assert trace.files.nvtx_trace.endswith("x_nvtx_pushpop_trace.csv") and trace.files.ncu[0].endswith("x_ncu_raw.csv")

@@ -9,10 +9,10 @@ import duckdb
 import pytest
 
 from nsight_ingest import store
-from nsight_ingest.analysis import dict_rows
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers import nsys
 from nsight_ingest.readers.source import locate_table, sibling
+from nsight_ingest.sqlmodules import dict_rows
 from tests.conftest import DATA, GPU_HEADER, SAMPLES, kernel_row, memop_row, write
 
 

@@ -1,7 +1,8 @@
 """Benchmark: classify and ingest against a plain DuckDB scan of the same CSVs (`make bench`).
 
 Generates a deterministic capture (tools/gen_trace.py) of --rows GPU operations with its kern_exec trace, then
-times, each as a subprocess with its peak RSS: (a) the baseline, a Python process that imports duckdb and scans
+times, each as a subprocess (the median of 5 runs, with the largest peak RSS): (a) the baseline, a Python process
+that imports duckdb and scans
 both CSVs with read_csv, touching the columns classify uses; (b) `nsight-ingest classify` end to end;
 (c) `nsight-ingest ingest` into a persistent store; and in-process (d) the classify summary of the stored capture.
 --scaling repeats (a) and (b) at 1x, 2x and 4x the rows.
@@ -36,7 +37,10 @@ con.sql(f'''SELECT sum("API Start (ns)"), sum("API Dur (ns)"), sum("Kernel Start
 """
 
 
-def run(command: list[str]) -> tuple[float, int]:
+REPEATS = 5
+
+
+def run_once(command: list[str]) -> tuple[float, int]:
     """Wall seconds and peak RSS (bytes) of one subprocess."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
@@ -45,6 +49,23 @@ def run(command: list[str]) -> tuple[float, int]:
     if status != 0:
         raise SystemExit(f"benchmark step failed: {' '.join(command)}: {process.stderr.read().decode()[-500:]}")
     return elapsed, usage.ru_maxrss * 1024
+
+
+def run(command: list[str]) -> tuple[float, int]:
+    """Median wall seconds and the largest peak RSS of REPEATS runs of one subprocess."""
+    runs = [run_once(command) for _ in range(REPEATS)]
+    return statistics.median(s for s, _ in runs), max(rss for _, rss in runs)
+
+
+def run_fresh_store(command: list[str], store_path: Path, prepare: list[str] | None = None) -> tuple[float, int]:
+    """As run(), each time on a new store (made by `prepare` when given, untimed)."""
+    runs = []
+    for _ in range(REPEATS):
+        store_path.unlink(missing_ok=True)
+        if prepare:
+            run_once(prepare)
+        runs.append(run_once(command))
+    return statistics.median(s for s, _ in runs), max(rss for _, rss in runs)
 
 
 def capture(rows: int) -> tuple[Path, Path]:
@@ -75,13 +96,15 @@ def measure(rows: int, full: bool) -> dict:
     if full:
         store_path = OUT / "bench_store.duckdb"
         store_path.unlink(missing_ok=True)
-        steps["ingest_to_store"] = run([*CLI, "ingest", str(gpu), "--db", str(store_path)])
+        steps["ingest_to_store"] = run_fresh_store([*CLI, "ingest", str(gpu), "--db", str(store_path)], store_path)
         result["store_bytes"] = store_path.stat().st_size
-        steps["classify_stored_first"] = run([*CLI, "classify", str(gpu), "--db", str(store_path)])
+        steps["classify_stored_first"] = run_fresh_store([*CLI, "classify", str(gpu), "--db", str(store_path)],
+                                                         store_path, [*CLI, "ingest", str(gpu), "--db",
+                                                                      str(store_path)])
         steps["classify_stored_again"] = run([*CLI, "classify", str(gpu), "--db", str(store_path)])
         result["requery_seconds"], result["recompute_seconds"] = requery(store_path)
         small = ROOT / "sample_traces" / "h200_dit_oneblock_cuda_gpu_trace.csv"
-        result["small_classify_seconds"] = statistics.median(run([*CLI, "classify", str(small)])[0] for _ in range(5))
+        result["small_classify_seconds"] = run([*CLI, "classify", str(small)])[0]
     base = steps["baseline_duckdb_scan"][0]
     result["steps"] = {name: {"seconds": seconds, "ratio_to_baseline": seconds / base,
                               "rows_per_second": total_rows / seconds, "peak_rss_bytes": rss}
@@ -92,13 +115,12 @@ def measure(rows: int, full: bool) -> dict:
 def requery(store_path: Path) -> tuple[float, float]:
     """In process, median seconds of (reading the stored classify summary of the ingested capture, recomputing
     it from the stored rows)."""
-    from nsight_ingest import store
-    from nsight_ingest.analysis.classify import summarize
+    from nsight_ingest import pipeline, registry, store
     from nsight_ingest.rules import load_rule_set
 
-    con = store.connect(store_path)
+    run_ = pipeline.Run(store.connect(store_path), load_rule_set())
+    con = run_.con
     capture_ = store.stored_capture(con, 1)
-    rule_set = load_rule_set()
 
     def timed(action) -> float:
         times = []
@@ -110,7 +132,7 @@ def requery(store_path: Path) -> tuple[float, float]:
 
     (request,) = con.execute("SELECT request FROM summaries WHERE capture_id = 1").fetchone()
     stored = timed(lambda: store.cached_result(con, capture_.capture_id, request))
-    recomputed = timed(lambda: summarize(con, capture_, rule_set))
+    recomputed = timed(lambda: pipeline.answer(run_, registry.CLASSIFY, capture_, registry.CLASSIFY.defaults()))
     con.close()
     return stored, recomputed
 

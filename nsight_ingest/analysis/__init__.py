@@ -1,30 +1,19 @@
-"""Analyses answer questions over the store by running the SQL files in sql/analysis/."""
+"""Analyses shape the rows of SQL modules (sql/) into JSON-ready answers; each takes a sqlmodules.Scope."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import duckdb
-
 from nsight_ingest.rules import RuleSet
-from nsight_ingest.sqlfiles import read_sql
 from nsight_ingest.store import Ingested
 
-
-def dict_rows(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
-    """The rows of an executed query as dicts keyed by column name."""
-    columns = [d[0] for d in cursor.description]
-    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+# The percentile keys of every duration distribution, as the ns_percentiles macro (sql/common) names them.
+PERCENTILE_KEYS = ("p50_ns", "p90_ns", "p99_ns", "max_ns")
 
 
-def run_sql(con: duckdb.DuckDBPyConnection, name: str, **params: Any) -> list[dict[str, Any]]:
-    """Run `sql/analysis/<name>.sql` with named parameters; rows as dicts."""
-    return dict_rows(con.execute(read_sql(f"analysis/{name}.sql"), params))
-
-
-def run_script(con: duckdb.DuckDBPyConnection, name: str) -> None:
-    """Run `sql/analysis/<name>.sql` for its side effect (it creates temp tables)."""
-    con.execute(read_sql(f"analysis/{name}.sql"))
+def percent(part: Any, whole: Any) -> float | None:
+    """100 x part / whole, or None when the whole is zero or unknown."""
+    return 100.0 * float(part) / float(whole) if whole else None
 
 
 def inputs_block(files: list[tuple[Ingested, str]]) -> list[dict[str, Any]]:
@@ -43,6 +32,6 @@ def rule_set_block(rule_set: RuleSet) -> dict[str, Any]:
 
 
 def percentiles(row: dict[str, Any] | None) -> dict[str, float | None]:
-    """The p50/p90/p99/max columns of a row as a JSON block (None when there were no values)."""
+    """The percentile columns of a row as a JSON block (None when there were no values)."""
     row = row or {}
-    return {key: None if row.get(key) is None else float(row[key]) for key in ("p50_ns", "p90_ns", "p99_ns", "max_ns")}
+    return {key: None if row.get(key) is None else float(row[key]) for key in PERCENTILE_KEYS}

@@ -1,15 +1,14 @@
-"""Where the kernel time goes: the seed-003 summary (span, busy, launch gaps, launch overlap, components)."""
+"""Where the kernel time goes: span, busy share, launch gaps, CPU-GPU launch overlap and time per component."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import duckdb
-
-from nsight_ingest.analysis import inputs_block, integrity, rule_set_block, run_sql, scope
-from nsight_ingest.analysis.ncu import DEFAULT_THRESHOLDS, Thresholds
+from nsight_ingest.analysis import inputs_block, integrity, percent, rule_set_block
+from nsight_ingest.analysis.ncu import Thresholds
 from nsight_ingest.errors import EmptyScope
-from nsight_ingest.rules import RuleSet, classify_scope
+from nsight_ingest.rules import RuleSet
+from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
 
 OVERLAP_SCOPE = "CUDA kernel-launch API intervals intersected with GPU kernel intervals"
@@ -35,7 +34,7 @@ def _overlap(row: dict[str, Any]) -> dict[str, Any]:
         "scope": OVERLAP_SCOPE,
         "launch_api_union_ns": union,
         "launch_api_gpu_overlap_ns": overlap,
-        "launch_api_overlap_percent": 100.0 * overlap / union if union else None,
+        "launch_api_overlap_percent": percent(overlap, union),
     }
 
 
@@ -51,7 +50,7 @@ def _components(rows: list[dict[str, Any]], order: list[tuple[str, str]], kernel
         time_ns = sum(int(r["time_ns"]) for r in mine)
         entry = {
             "milliseconds": time_ns / 1e6,
-            "percent_of_kernel_time": 100.0 * time_ns / kernel_time_ns if kernel_time_ns else None,
+            "percent_of_kernel_time": percent(time_ns, kernel_time_ns),
             "launches": sum(int(r["launches"]) for r in mine),
         }
         if any(r["sub_component"] for r in mine):
@@ -64,8 +63,8 @@ def _components(rows: list[dict[str, Any]], order: list[tuple[str, str]], kernel
 
 
 def launch_api_counts(rows: list[dict[str, Any]], coverage: dict[str, Any]) -> dict[str, Any]:
-    """Launch calls of the scope (launch_api.sql's `rows`): seed-002 flat `<api>_calls` keys, `launch_api_calls`,
-    graph kernels, and the `coverage` of launch rows and kernels (launch_coverage.sql)."""
+    """Launch calls of the scope (launches.launch_api rows): the flat `<api>_calls` keys, `launch_api_calls`,
+    graph kernels, and the `coverage` of launch rows and kernels (scope.launch_coverage)."""
     return {
         "runtime_kernel_launches": sum(int(r["calls"]) for r in rows),
         **{f"{r['api_function']}_calls": int(r["calls"]) for r in rows},
@@ -87,27 +86,22 @@ def _summary(totals: dict[str, Any], gaps: dict[str, Any], overlap: dict[str, An
         "kernel_count": int(totals["kernel_count"]),
         "kernel_time_ns": kernel_time,
         # Kernel time over span x devices, so a multi-GPU file never shows more than 100% busy.
-        "kernel_busy_percent_of_span": 100.0 * kernel_time / (span * devices) if span else None,
+        "kernel_busy_percent_of_span": percent(kernel_time, span * devices),
         "launch_gaps": gaps,
         "cpu_gpu_overlap": overlap,
         "components": _components(components, rule_set.components(), kernel_time),
     }
 
 
-def ncu_by_component(con: duckdb.DuckDBPyConnection, ncu_traces: list[int],
-                     thresholds: dict[str, float]) -> dict[str, dict[str, Any]]:
+def ncu_by_component(scope: Scope, ncu_traces: list[int], thresholds: Thresholds) -> dict[str, dict[str, Any]]:
     """Per component: percent of its nsys kernel time in profiled, compute/memory/latency-bound and balanced
     kernels, and the time-weighted mean SM and memory throughput of the profiled part."""
     result = {}
-    for row in run_sql(con, "ncu_by_component", ncu_traces=ncu_traces, **thresholds):
+    for row in scope.rows("ncu.by_component", ncu_traces=ncu_traces, **thresholds.params()):
         total = int(row["time_ns"])
-
-        def share(ns: Any, total: int = total) -> float | None:
-            return 100.0 * int(ns) / total if total else None
-
         result[row["component"]] = {
-            "profiled_percent": share(row["profiled_ns"]),
-            **{f"{v}_percent": share(row[f"{v}_ns"])
+            "profiled_percent": percent(row["profiled_ns"], total),
+            **{f"{v}_percent": percent(row[f"{v}_ns"], total)
                for v in ("compute_bound", "memory_bound", "latency_bound", "balanced")},
             "sm_throughput_pct": row["sm_throughput_pct"],
             "memory_throughput_pct": row["memory_throughput_pct"],
@@ -115,24 +109,24 @@ def ncu_by_component(con: duckdb.DuckDBPyConnection, ncu_traces: list[int],
     return result
 
 
-def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSet,
-              window: scope.Window | None = None, thresholds: Thresholds = DEFAULT_THRESHOLDS) -> dict[str, Any]:
-    """The classify summary of one capture (or window), seed-003 keys plus inputs, devices, launch API counts."""
-    scope.select(con, capture, window)
-    classify_scope(con, rule_set)
-    totals = {row.pop("device"): row for row in run_sql(con, "trace_summary")}
+def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
+    """The classify summary of one capture (or window): span, busy, gaps, overlap and components, with inputs,
+    devices, launch API counts, integrity and (with ncu exports) bound verdicts per component."""
+    rule_set: RuleSet = scope.context["rule_set"]
+    window = scope.context["window"]
+    totals = {row.pop("device"): row for row in scope.rows("scope.summary")}
     if not totals.get(None, {}).get("gpu_operation_count"):
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     devices = [device for device in totals if device is not None]
     # One timeline query per device; with several devices, one more over all of them for the launch overlap.
     scopes = devices if len(devices) == 1 else [None, *devices]
-    timelines = {device: run_sql(con, "timeline", device=device)[0] for device in scopes}
+    timelines = {device: scope.row("classify.timeline", device=device) for device in scopes}
     timelines.setdefault(None, timelines[devices[0]])
     components: dict[str | None, list[dict[str, Any]]] = {}
-    for row in run_sql(con, "components"):
+    for row in scope.rows("classify.components"):
         components.setdefault(row.pop("device"), []).append(row)
     has_launches = capture.kern_exec is not None
-    coverage = run_sql(con, "launch_coverage")[0] if has_launches else None
+    coverage = scope.row("scope.launch_coverage") if has_launches else None
 
     def part(device: str | None) -> dict[str, Any]:
         gap_parts = [timelines[device]] if device is not None else [timelines[d] for d in devices]
@@ -145,15 +139,16 @@ def summarize(con: duckdb.DuckDBPyConnection, capture: Capture, rule_set: RuleSe
         **({"window": window.label} if window else {}),
         **part(None),
         "classification_policy": dict(rule_set.components()),
-        "launch_api": launch_api_counts(run_sql(con, "launch_api"), coverage) if has_launches else None,
+        "launch_api": launch_api_counts(scope.rows("launches.launch_api"), coverage) if has_launches else None,
         "inputs": inputs_block(capture.roles()),
         "devices": {device: part(device) for device in devices},
         "rule_set": rule_set_block(rule_set),
         "capture_id": capture.capture_id,
-        "integrity": integrity.check(con, capture, coverage),
+        "integrity": integrity.check(scope, capture, coverage),
     }
     if capture.ncu:
-        joined = ncu_by_component(con, [i.trace_id for i in capture.ncu], thresholds.params())
+        thresholds = Thresholds.of(options)
+        joined = ncu_by_component(scope, [i.trace_id for i in capture.ncu], thresholds)
         for component, entry in result["components"].items():
             entry["ncu"] = joined.get(component)
         result["ncu_thresholds"] = thresholds.params()

@@ -7,15 +7,16 @@ from typing import Any
 
 import duckdb
 
-from nsight_ingest.analysis import run_sql
+from nsight_ingest.analysis import percent
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers import timings
+from nsight_ingest.sqlmodules import Scope, fills
 
 
 def _delta(a: float | None, b: float | None) -> dict[str, float | None]:
     if a is None or b is None:
         return {"a": a, "b": b, "delta": None, "delta_percent": None}
-    return {"a": a, "b": b, "delta": b - a, "delta_percent": 100.0 * (b - a) / a if a else None}
+    return {"a": a, "b": b, "delta": b - a, "delta_percent": percent(b - a, a)}
 
 
 def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any],
@@ -52,18 +53,25 @@ def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any],
     }
 
 
-def abba(path: Path, warmup: int, final: int) -> dict[str, Any]:
-    """Seed-000 `matched_unprofiled_comparison` keys from per-update timings of before/after trials."""
-    con = duckdb.connect()
+@fills("compare.timings")
+def fill_timings(scope: Scope) -> None:
+    """Read the timings CSV (context `timings_path`) into the timings table."""
+    path = scope.context["timings_path"]
     try:
-        con.execute(f"CREATE TEMP TABLE timings AS {timings.select(path)}")
+        scope.con.execute(f"INSERT INTO timings {timings.select(path)}")
     except duckdb.Error as exc:
         raise InputError(f"{path}: {str(exc).splitlines()[0]}") from None
-    variants = {r["variant"]: r for r in run_sql(con, "abba", warmup=warmup, final=final)}
+
+
+def abba(path: Path, warmup: int, final: int) -> dict[str, Any]:
+    """The matched unprofiled comparison (design, per-update seconds of each variant, speedup) from per-update
+    timings of before/after trials."""
+    scope = Scope(duckdb.connect(), {}, {"timings_path": path})
+    variants = {r["variant"]: r for r in scope.rows("compare.abba", warmup=warmup, final=final)}
     if set(variants) != {"before", "after"}:
         raise InputError(f"{path}: need kept updates of variants 'before' and 'after', found {sorted(variants)}")
     before, after = variants["before"], variants["after"]
-    sequence = run_sql(con, "abba_design")[0]["sequence"].split(",")
+    sequence = scope.row("compare.abba_design")["sequence"].split(",")
     letters = "".join("A" if v == sequence[0] else "B" for v in sequence)
     design = "ABBA" if letters == "ABBA" * (len(letters) // 4) and letters else letters
     counts = {before["observations"], after["observations"]}
@@ -74,7 +82,7 @@ def abba(path: Path, warmup: int, final: int) -> dict[str, Any]:
         "before_seconds_per_update": before["mean_seconds"],
         "after_seconds_per_update": after["mean_seconds"],
         "time_reduction_percent_rounded": round(
-            100.0 * (before["mean_seconds"] - after["mean_seconds"]) / before["mean_seconds"], 2),
+            percent(before["mean_seconds"] - after["mean_seconds"], before["mean_seconds"]), 2),
         "before_update_seconds_range": [before["min_seconds"], before["max_seconds"]],
         "after_update_seconds_range": [after["min_seconds"], after["max_seconds"]],
         "speedup": before["mean_seconds"] / after["mean_seconds"],

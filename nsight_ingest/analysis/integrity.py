@@ -4,22 +4,21 @@ from __future__ import annotations
 
 from typing import Any
 
-import duckdb
-
-from nsight_ingest.analysis import run_sql
+from nsight_ingest.analysis import percent
+from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
 
 MIN_LAUNCH_MATCH_PERCENT = 90.0
 
 
-def check(con: duckdb.DuckDBPyConnection, capture: Capture, coverage: dict[str, Any] | None) -> dict[str, Any]:
-    """The `integrity` block of the selected scope; `coverage` is launch_coverage.sql's row (None: no kern_exec)."""
-    row = run_sql(con, "integrity", gpu_trace=capture.gpu_trace.trace_id)[0]
+def check(scope: Scope, capture: Capture, coverage: dict[str, Any] | None) -> dict[str, Any]:
+    """The `integrity` block of the scope; `coverage` is scope.launch_coverage's row (None: no kern_exec)."""
+    row = scope.row("scope.integrity")
     block: dict[str, Any] = {key: int(value) for key, value in row.items()}
     if coverage is not None:
         rows, matched = int(coverage["launch_rows"]), int(coverage["launch_rows_matched"])
         block |= {"launch_rows": rows, "launch_rows_matched": matched,
-                  "launch_match_percent": 100.0 * matched / rows if rows else 0.0}
+                  "launch_match_percent": percent(matched, rows) or 0.0}
     return block
 
 

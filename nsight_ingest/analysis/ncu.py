@@ -5,24 +5,28 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-import duckdb
-
-from nsight_ingest.analysis import inputs_block, rule_set_block, run_script, run_sql
-from nsight_ingest.rules import RuleSet, classify_scope
-from nsight_ingest.sqlfiles import read_sql
+from nsight_ingest.analysis import inputs_block, rule_set_block
+from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Ingested
 
-# The metrics shown per kernel (seeds 001/004): null where the export lacks them.
+# The raw metrics the tables show: a kernel's time and SM / memory throughput (the verdict's inputs).
+DURATION = "gpu__time_duration.sum"
+SM_THROUGHPUT = "sm__throughput.avg.pct_of_peak_sustained_elapsed"
+MEMORY_THROUGHPUT = "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed"
+DRAM_THROUGHPUT = ("gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
+                   "dram__throughput.avg.pct_of_peak_sustained_elapsed")  # the name changed between ncu versions
+L2_HIT_RATE = "lts__t_sector_hit_rate.pct"
+
+# The metrics shown per kernel by default: null where the export lacks them.
 COMMON_METRICS = [
-    "gpu__time_duration.sum",
-    "sm__throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed",
-    "gpu__dram_throughput.avg.pct_of_peak_sustained_elapsed",
-    "dram__throughput.avg.pct_of_peak_sustained_elapsed",
+    DURATION,
+    SM_THROUGHPUT,
+    MEMORY_THROUGHPUT,
+    *DRAM_THROUGHPUT,
     "dram__bytes_read.sum",
     "dram__bytes_write.sum",
     "lts__throughput.avg.pct_of_peak_sustained_elapsed",
-    "lts__t_sector_hit_rate.pct",
+    L2_HIT_RATE,
     "sm__warps_active.avg.pct_of_peak_sustained_active",
     "launch__grid_size",
     "launch__block_size",
@@ -40,19 +44,14 @@ class Thresholds:
     dominance: float = 1.2
 
     def params(self) -> dict[str, float]:
-        """As named SQL parameters."""
+        """As named SQL parameters (and analysis options)."""
         return {"latency_below": self.latency_below, "bound_at_least": self.bound_at_least,
                 "dominance": self.dominance}
 
-
-DEFAULT_THRESHOLDS = Thresholds()
-
-
-def classify_launches(con: duckdb.DuckDBPyConnection, traces: list[int], rule_set: RuleSet) -> None:
-    """Give every profiled launch of `traces` a component with the nsys rules (scope_* + kernel_classes)."""
-    con.execute(read_sql("analysis/ncu_scope.sql").format(ncu_traces="(" + ", ".join(map(str, traces)) + ")"))
-    run_script(con, "scope_kernels")
-    classify_scope(con, rule_set)
+    @classmethod
+    def of(cls, options: dict[str, Any]) -> Thresholds:
+        """The thresholds among an analysis' options (defaults for those not given)."""
+        return cls(**{k: options[k] for k in cls().params() if k in options})
 
 
 def _value(row: dict[str, Any]) -> Any:
@@ -64,18 +63,19 @@ def _metric(row: dict[str, Any]) -> dict[str, Any]:
     return {"value": _value(row), "unit": row["unit"], "base_value": row["base_value"], "base_unit": row["base_unit"]}
 
 
-def analyse(con: duckdb.DuckDBPyConnection, inputs: list[Ingested], rule_set: RuleSet,
-            thresholds: Thresholds = DEFAULT_THRESHOLDS, all_metrics: bool = False) -> dict[str, Any]:
-    """The `ncu` command's result for the given ingested ncu exports."""
+def answer(scope: Scope, inputs: list[Ingested], options: dict[str, Any]) -> dict[str, Any]:
+    """The `ncu` command's result for the ingested ncu exports of an ncu scope (options: thresholds,
+    `all_metrics`)."""
+    thresholds = Thresholds.of(options)
+    all_metrics = bool(options.get("all_metrics"))
     traces = [i.trace_id for i in inputs]
-    classify_launches(con, traces, rule_set)
     selection = {"traces": traces, "common": COMMON_METRICS}
     values: dict[tuple[int, int], dict[str, Any]] = {}
-    for row in run_sql(con, "ncu_metric_values", **selection, all_metrics=all_metrics):
+    for row in scope.rows("ncu.metric_values", **selection, all_metrics=all_metrics):
         values.setdefault((row["trace_id"], row["id"]), {})[row["metric"]] = _metric(row)
     path_of = {i.trace_id: i.path for i in inputs}
     kernels = []
-    for launch in run_sql(con, "ncu_launches", **thresholds.params()):
+    for launch in scope.rows("ncu.launches", **thresholds.params()):
         metrics = values.get((launch["trace_id"], launch["id"]), {})
         if not all_metrics:
             metrics = {name: metrics.get(name) for name in COMMON_METRICS}
@@ -85,12 +85,12 @@ def analyse(con: duckdb.DuckDBPyConnection, inputs: list[Ingested], rule_set: Ru
             "verdict": launch["verdict"], "metrics": metrics,
         })
     groups: dict[str, dict[str, Any]] = {}
-    for row in run_sql(con, "ncu_groups", **selection):
+    for row in scope.rows("ncu.groups", **selection):
         group = groups.setdefault(row["name"], {"name": row["name"], "launches": row["launches"], "metrics": {}})
         group["launches"] = max(group["launches"], row["launches"])
         group["metrics"][row["metric"]] = {k: row[k] for k in ("min", "median", "max", "base_unit")}
     devices: dict[str, dict[str, Any]] = {}
-    for row in run_sql(con, "ncu_device_attributes", traces=traces):
+    for row in scope.rows("ncu.device_attributes", traces=traces):
         devices.setdefault(row["device"], {"device": row["device"], "attributes": {}})["attributes"][
             row["attribute"]] = _value(row)
     return {
@@ -99,7 +99,6 @@ def analyse(con: duckdb.DuckDBPyConnection, inputs: list[Ingested], rule_set: Ru
         "devices": list(devices.values()),
         "kernels": kernels,
         "groups": [g for g in groups.values() if g["launches"] > 1],
-        "unknown_units": run_sql(con, "ncu_unknown_units", traces=traces),
-        "rule_set": rule_set_block(rule_set),
+        "unknown_units": scope.rows("ncu.unknown_units", traces=traces),
+        "rule_set": rule_set_block(scope.context["rule_set"]),
     }
-

@@ -8,10 +8,13 @@ from typing import Any
 
 import duckdb
 
-from nsight_ingest.analysis import run_script, run_sql, scope
+from nsight_ingest import windows
+from nsight_ingest.analysis import percent
 from nsight_ingest.errors import InputError
+from nsight_ingest.sqlmodules import Scope, fills
 from nsight_ingest.store import Capture
 
+# How a rank appears in a file name by default: group 1 is the rank ('trace_rank3_...', 'run_r12_...').
 RANK_PATTERN = r"(?:rank|_r)(\d+)"
 
 
@@ -63,16 +66,31 @@ def nvtx_steps(con: duckdb.DuckDBPyConnection, captures: list[Capture], sources:
     NVTX ranges called `name`, on the rank's own clock."""
     steps = {}
     for capture in captures:
-        ranges = scope.nvtx_window(con, capture, name).ranges
+        ranges = windows.nvtx_window(con, capture, name).ranges
         steps[capture.gpu_trace.path] = (min(r[0] for r in ranges), max(r[1] for r in ranges))
     return [replace(source, window=steps[source.source]) for source in sources]
 
 
-def _offsets(con: duckdb.DuckDBPyConnection, sources: list[RankSource], shared_clock: bool,
+@fills("ranks.sources")
+def fill_sources(scope: Scope) -> None:
+    """Put the ranks' sources (context `sources`) into rank_sources."""
+    scope.con.executemany("INSERT INTO rank_sources VALUES (?, ?, ?, ?, ?)",
+                          [[s.rank, s.trace_id, s.device, *(s.window or (None, None))]
+                           for s in scope.context["sources"]])
+
+
+@fills("ranks.clock_offsets")
+def fill_offsets(scope: Scope) -> None:
+    """Put the chosen clock offsets (context `clocks`) into rank_offsets."""
+    scope.con.executemany("INSERT INTO rank_offsets VALUES (?, ?)",
+                          [[rank, clock["offset_ns"]] for rank, clock in scope.context["clocks"].items()])
+
+
+def _offsets(scope: Scope, sources: list[RankSource], shared_clock: bool,
              given: dict[int, int]) -> dict[int, dict[str, Any]]:
     reference = sources[0].rank
     estimated = {} if shared_clock else {
-        row["rank"]: row for row in run_sql(con, "rank_offsets", reference=reference)}
+        row["rank"]: row for row in scope.rows("ranks.clock_estimates", reference=reference)}
     offsets = {}
     for source in sources:
         row = estimated.get(source.rank)
@@ -93,15 +111,11 @@ def _offsets(con: duckdb.DuckDBPyConnection, sources: list[RankSource], shared_c
 
 def analyse(con: duckdb.DuckDBPyConnection, sources: list[RankSource], *, shared_clock: bool,
             offsets: dict[int, int] | None = None, time_range: tuple[int, int] | None = None) -> dict[str, Any]:
-    """The multi-rank summary with the seed-000 keys, per-rank blocks and per-collective skew."""
-    con.execute("CREATE OR REPLACE TEMP TABLE rank_sources (rank INTEGER, trace_id INTEGER, device VARCHAR, "
-                "window_start_ns BIGINT, window_end_ns BIGINT)")
-    con.executemany("INSERT INTO rank_sources VALUES (?, ?, ?, ?, ?)",
-                    [[s.rank, s.trace_id, s.device, *(s.window or (None, None))] for s in sources])
-    run_script(con, "rank_kernels")
-    clocks = _offsets(con, sources, shared_clock, offsets or {})
-    con.execute("CREATE OR REPLACE TEMP TABLE rank_offsets (rank INTEGER, offset_ns BIGINT)")
-    con.executemany("INSERT INTO rank_offsets VALUES (?, ?)", [[r, c["offset_ns"]] for r, c in clocks.items()])
+    """The multi-rank summary (the aligned span, every GPU idle, per-rank NCCL and all-gather time), per-rank
+    blocks and per-collective skew."""
+    scope = Scope(con, {}, {"sources": sources})
+    clocks = _offsets(scope, sources, shared_clock, offsets or {})
+    scope.context["clocks"] = clocks
     windows = [s.window for s in sources if s.window]
     if time_range:
         span_start, span_end = time_range
@@ -109,14 +123,14 @@ def analyse(con: duckdb.DuckDBPyConnection, sources: list[RankSource], *, shared
         span_start = min(s.window[0] + clocks[s.rank]["offset_ns"] for s in sources if s.window)
         span_end = max(s.window[1] + clocks[s.rank]["offset_ns"] for s in sources if s.window)
     else:
-        bounds = run_sql(con, "rank_span")[0]
+        bounds = scope.row("ranks.span")
         if bounds["span_start"] is None:
             raise InputError("no kernels in any rank")
         span_start, span_end = int(bounds["span_start"]), int(bounds["span_end"])
     span = span_end - span_start
     span_params = {"span_start": span_start, "span_end": span_end}
-    per_rank = {row["rank"]: row for row in run_sql(con, "rank_summary", **span_params)}
-    busy = int(run_sql(con, "ranks_idle", **span_params)[0]["busy_union_ns"])
+    per_rank = {row["rank"]: row for row in scope.rows("ranks.per_rank", **span_params)}
+    busy = int(scope.row("ranks.all_idle", **span_params)["busy_union_ns"])
     idle = span - busy
     result: dict[str, Any] = {
         "aligned_profile_span_seconds": span / 1e9,
@@ -127,7 +141,7 @@ def analyse(con: duckdb.DuckDBPyConnection, sources: list[RankSource], *, shared
     for source in sources:
         row = per_rank.get(source.rank, {})
         step = (source.window[1] - source.window[0]) if source.window and not time_range else span
-        union_percent = 100.0 * int(row.get("kernel_union_ns", 0)) / step if step else None
+        union_percent = percent(row.get("kernel_union_ns", 0), step)
         result[f"rank{source.rank}_kernel_union_percent_of_rank_step"] = union_percent
         ranks.append({
             "rank": source.rank, "source": source.source, "device": source.device,
@@ -141,13 +155,13 @@ def analyse(con: duckdb.DuckDBPyConnection, sources: list[RankSource], *, shared
             "matched_collectives": clocks[source.rank]["matched"],
         })
     result["both_gpus_idle_ms"] = idle / 1e6
-    result["both_gpus_idle_percent_of_aligned_span"] = 100.0 * idle / span if span else None
+    result["both_gpus_idle_percent_of_aligned_span"] = percent(idle, span)
     if len(sources) > 2:
         result["all_gpus_idle_ms"] = idle / 1e6
     for source in sources:
         result[f"rank{source.rank}_all_gather_ms"] = int(per_rank.get(source.rank, {}).get("all_gather_ns", 0)) / 1e6
     result["ranks"] = ranks
-    result["collectives"] = _collectives(run_sql(con, "collectives", ranks=len(sources)))
+    result["collectives"] = _collectives(scope.rows("ranks.collectives", ranks=len(sources)))
     result["aligned_span_ns"] = [span_start, span_end]
     return result
 

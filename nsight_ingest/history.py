@@ -1,0 +1,115 @@
+"""The nightly history: the metrics kept per capture, their Parquet layout, and the rolling-baseline check.
+
+One Parquet file per capture and run under `date=YYYY-MM-DD/`, written to a temporary name and renamed, so a crash
+leaves only whole files. Queries read it through the history.rows module.
+"""
+
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass, field
+from datetime import date
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from nsight_ingest.sqlmodules import Scope, fills
+
+# Metrics written per capture: (unit, direction in which a change is worse; None = not checked).
+METRICS: dict[str, tuple[str, str | None]] = {
+    "component_ms": ("ms", "up"),
+    "component_launches": ("count", None),
+    "kernel_time_ms": ("ms", "up"),
+    "gpu_span_ms": ("ms", "up"),
+    "kernel_busy_percent": ("%", "down"),
+    "launch_gap_total_ms": ("ms", "up"),
+    "launch_gap_p90_ns": ("ns", "up"),
+    "launch_gap_max_ns": ("ns", None),  # an extreme value: reported, too noisy to judge
+    "launch_overlap_percent": ("%", "down"),
+    "cpu_starved_kernel_percent": ("%", "up"),
+}
+
+HISTORY_FILES = "date=*/*.parquet"
+
+
+def metric_rows(summary: dict[str, Any], launch: dict[str, Any]) -> list[dict[str, Any]]:
+    """The history rows (metric, component, value, unit) of one capture's classify and launches results."""
+    values: list[tuple[str, str | None, float | None]] = []
+    for component, entry in summary["components"].items():
+        values += [("component_ms", component, entry["milliseconds"]),
+                   ("component_launches", component, entry["launches"])]
+    overlap = summary["cpu_gpu_overlap"] or {}
+    values += [
+        ("kernel_time_ms", None, summary["kernel_time_ns"] / 1e6),
+        ("gpu_span_ms", None, summary["gpu_span_ns"] / 1e6),
+        ("kernel_busy_percent", None, summary["kernel_busy_percent_of_span"]),
+        ("launch_gap_total_ms", None, summary["launch_gaps"]["total_ns"] / 1e6),
+        ("launch_gap_p90_ns", None, launch["gaps"]["p90_ns"]),
+        ("launch_gap_max_ns", None, launch["gaps"]["max_ns"]),
+        ("launch_overlap_percent", None, overlap.get("launch_api_overlap_percent")),
+        ("cpu_starved_kernel_percent", None, launch["cpu_starved_kernel_percent"]),
+    ]
+    return [{"metric": m, "component": c, "value": None if v is None else float(v), "unit": METRICS[m][0]}
+            for m, c, v in values]
+
+
+def _scope(history: Path, context: dict[str, Any] | None = None) -> Scope:
+    return Scope(duckdb.connect(), {"history_files": str(history / HISTORY_FILES)}, context or {})
+
+
+def summarized(history: Path, rule_set_version: str) -> set[str]:
+    """sha256 of the gpu traces the history already holds for this rule-set version."""
+    if not any(history.glob(HISTORY_FILES)):
+        return set()
+    return {r["trace_sha256"] for r in _scope(history).rows("history.summarized", rule_set_version=rule_set_version)}
+
+
+def write_rows(history: Path, day: date, run_id: str, capture: str, result: dict[str, Any]) -> Path:
+    """One capture's rows as one Parquet file of the `date=` partition, written atomically."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    rows = [{"run_id": run_id, "capture": capture, "trace_sha256": result["trace_sha256"], **row,
+             "rule_set_version": result["rule_set_version"]} for row in result["rows"]]
+    schema = pa.schema([("run_id", pa.string()), ("capture", pa.string()), ("trace_sha256", pa.string()),
+                        ("metric", pa.string()), ("component", pa.string()), ("value", pa.float64()),
+                        ("unit", pa.string()), ("rule_set_version", pa.string())])
+    folder = history / f"date={day.isoformat()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    final = folder / f"{run_id}-{result['trace_sha256'][:16]}.parquet"
+    partial = final.with_suffix(".parquet.partial")
+    pq.write_table(pa.Table.from_pylist(rows, schema=schema), partial)
+    os.replace(partial, final)
+    return final
+
+
+@dataclass(frozen=True)
+class Baseline:
+    """How a night is judged: against the median of the last `runs` runs, allowing
+    max(mad_k x 1.4826 x MAD, min_change x |median|), once at least `min_runs` runs exist."""
+
+    runs: int = 7
+    mad_k: float = 3.0
+    min_change: float = 0.05
+    min_runs: int = 3
+    directions: dict[str, str] = field(default_factory=lambda: {m: d for m, (_, d) in METRICS.items() if d})
+
+
+@fills("history.metric_directions")
+def fill_directions(scope: Scope) -> None:
+    """Put the baseline's metric directions (context `baseline`) into metric_directions."""
+    scope.con.executemany("INSERT INTO metric_directions VALUES (?, ?)",
+                          list(scope.context["baseline"].directions.items()))
+
+
+def check(history: Path, day: date, rule_set_version: str, baseline: Baseline) -> list[dict[str, Any]]:
+    """Every checked metric of the night `day` with its baseline, limit and whether it regressed."""
+    return _scope(history, {"baseline": baseline}).rows(
+        "history.regressions", day=day, rule_set_version=rule_set_version, baseline_runs=baseline.runs,
+        mad_k=baseline.mad_k, min_change=baseline.min_change, min_baseline=baseline.min_runs)
+
+
+def series(history: Path, rule_set_version: str, captures: list[str]) -> list[dict[str, Any]]:
+    """Component time and launch-gap p90 per capture and night, for the report's plots."""
+    return _scope(history).rows("history.series", rule_set_version=rule_set_version, captures=captures)

@@ -1,0 +1,70 @@
+"""Every analysis the tool answers, in one table: what it is called, what it computes, its options, how a person
+reads it, and whether its result may be kept in the store. The CLI makes one command per capture analysis and the
+pipeline answers them all the same way (windows, cache, integrity warnings, every input form).
+
+Adding an analysis: a SQL module under sql/ (its header declares what it requires and returns), a function that
+shapes its rows (analysis/), and an entry here.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from nsight_ingest.analysis import audit, classify, launches, queue_delay
+from nsight_ingest.analysis.ncu import Thresholds
+from nsight_ingest.report import tables
+
+
+@dataclass(frozen=True)
+class Option:
+    """An analysis option: its key in the options (and the cache key), command-line flag, default and help."""
+
+    name: str
+    flag: str
+    default: Any
+    help: str
+    minimum: int | None = None
+
+
+@dataclass(frozen=True)
+class Analysis:
+    """A question answered for one capture or window: `answer(scope, capture, options)` gives its JSON."""
+
+    name: str
+    help: str
+    answer: Callable[..., dict[str, Any]]
+    print_table: Callable[[dict[str, Any]], None]
+    options: tuple[Option, ...] = ()
+    windows: bool = True  # takes --nvtx / --range / --per-nvtx
+    takes_ncu: bool = False  # takes --ncu exports of the same workload
+    cacheable: bool = True  # its result may be kept in a --db store and read back
+
+    def defaults(self) -> dict[str, Any]:
+        """The options at their defaults."""
+        return {option.name: option.default for option in self.options}
+
+
+THRESHOLDS = (
+    Option("latency_below", "--latency-below", Thresholds.latency_below,
+           "both throughputs below this %: latency bound"),
+    Option("bound_at_least", "--bound-at-least", Thresholds.bound_at_least,
+           "compute/memory bound needs at least this %"),
+    Option("dominance", "--dominance", Thresholds.dominance, "... and more than this times the other throughput"),
+)
+
+CLASSIFY = Analysis("classify", "Where the kernel time goes, by component, with launch gaps and CPU-GPU launch "
+                    "overlap.", classify.answer, tables.print_classify, THRESHOLDS, takes_ncu=True)
+LAUNCHES = Analysis("launches", "Why the GPU waits: gap anatomy, launch-call latency, queueing and CPU "
+                    "starvation.", launches.answer, tables.print_launches,
+                    (Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1),))
+QUEUE_DELAY = Analysis("queue-delay", "How long launched kernels waited in the launch queue (kern_exec Queue Dur).",
+                       queue_delay.answer, tables.print_queue_delay)
+AUDIT = Analysis("audit", "How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, "
+                 "neighbour share.", audit.answer, tables.print_audit,
+                 (Option("top", "--top", 10, "unclassified names to list", minimum=1),), windows=False,
+                 cacheable=False)
+
+# The analyses of one capture that are commands of their own (`rules audit` is a subcommand).
+CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY)

@@ -1,0 +1,289 @@
+"""Analysis results as text tables for people (rich, imported only when a table is printed)."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from nsight_ingest.analysis import PERCENTILE_KEYS
+from nsight_ingest.analysis.ncu import DRAM_THROUGHPUT, L2_HIT_RATE, MEMORY_THROUGHPUT, SM_THROUGHPUT
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
+
+def escape(text: str) -> str:
+    """`text` with rich markup escaped (rich is imported only when a table is printed: JSON output starts faster)."""
+    from rich.markup import escape as rich_escape
+
+    return rich_escape(text)
+
+
+def _table(**options: Any) -> Table:
+    from rich.table import Table
+
+    return Table(show_edge=False, **options)
+
+
+def _console(**options: Any) -> Console:
+    from rich.console import Console
+
+    return Console(**options)
+
+
+def _ms(ns: float | None) -> str:
+    return "-" if ns is None else f"{ns / 1e6:,.3f}"
+
+
+def _pct(value: float | None) -> str:
+    return "-" if value is None else f"{value:.2f}%"
+
+
+def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:
+    gaps = s["launch_gaps"]
+    lines = [
+        f"[bold]{escape(title)}[/bold]",
+        f"GPU span {_ms(s['gpu_span_ns'])} ms | {s['gpu_operation_count']} GPU ops | {s['kernel_count']} kernels"
+        f" | kernel time {_ms(s['kernel_time_ns'])} ms ({_pct(s['kernel_busy_percent_of_span'])} busy)",
+        f"Launch gaps: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])} ms,"
+        f" average {_ms(gaps['average_ns'])} ms, max {_ms(gaps['maximum_ns'])} ms",
+    ]
+    overlap = s["cpu_gpu_overlap"]
+    if overlap is None:
+        lines.append("CPU-GPU launch overlap: - (no kern_exec trace)")
+    else:
+        lines.append(
+            f"CPU-GPU launch overlap: {_ms(overlap['launch_api_gpu_overlap_ns'])} ms of"
+            f" {_ms(overlap['launch_api_union_ns'])} ms launch-API union"
+            f" ({_pct(overlap['launch_api_overlap_percent'])})"
+        )
+    return lines
+
+
+def _components_table(components: dict[str, Any], policy: dict[str, str] | None) -> Table:
+    table = _table()
+    table.add_column("component")
+    table.add_column("ms", justify="right")
+    table.add_column("% kernel time", justify="right")
+    table.add_column("launches", justify="right")
+    if policy is not None:
+        table.add_column("policy", overflow="fold")
+    for name, c in components.items():
+        cells = [escape(name), f"{c['milliseconds']:,.3f}", _pct(c["percent_of_kernel_time"]), str(c["launches"])]
+        table.add_row(*cells, *([policy.get(name, "")] if policy is not None else []))
+        for sub, s in c.get("sub_components", {}).items():
+            share = 100.0 * s["milliseconds"] / c["milliseconds"] if c["milliseconds"] else None
+            table.add_row(f"  {sub}", f"{s['milliseconds']:,.3f}", f"({_pct(share)})", str(s["launches"]),
+                          *([""] if policy is not None else []))
+    return table
+
+
+def _title(command: str, result: dict[str, Any]) -> str:
+    window = f" [{result['window']}]" if "window" in result else ""
+    return f"{command} {result['source_gpu_trace']}{window}"
+
+
+def print_classify(result: dict[str, Any], console: Console | None = None) -> None:
+    """The classify summary as text tables, one block per device when there are several."""
+    console = console or _console(width=140)
+    title = _title("classify", result)
+    for line in _summary_lines(title, result):
+        console.print(line, highlight=False)
+    console.print(_components_table(result["components"], result["classification_policy"]))
+    if len(result["devices"]) > 1:
+        for device, summary in result["devices"].items():
+            console.print()
+            for line in _summary_lines(device, summary):
+                console.print(line, highlight=False)
+            console.print(_components_table(summary["components"], None))
+    inputs = ", ".join(
+        f"{i['role']}={i['path']} ({i['rows']} rows, sha256 {i['sha256'][:12]})" for i in result["inputs"]
+    )
+    console.print(escape(f"inputs: {inputs}; rules {result['rule_set']['version']}"), highlight=False,
+                  soft_wrap=True)
+
+
+def print_rows(columns: list[str], rows: list[tuple], console: Console | None = None) -> None:
+    """A query result as a text table."""
+    console = console or _console(width=200)
+    table = _table()
+    for column in columns:
+        table.add_column(column, overflow="fold")
+    for row in rows:
+        table.add_row(*("NULL" if v is None else escape(str(v)) for v in row))
+    console.print(table)
+
+
+def _percentile_cells(block: dict[str, Any] | None) -> list[str]:
+    block = block or {}
+    return [_ms(block.get(k)) for k in PERCENTILE_KEYS]
+
+
+def print_launches(result: dict[str, Any], console: Console | None = None) -> None:
+    """The launch analysis as text tables."""
+    console = console or _console(width=160)
+    console.print(f"[bold]{escape(_title('launches', result))}[/bold]", highlight=False)
+    gaps = result["gaps"]
+    console.print(f"GPU idle gaps between kernels: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])}"
+                  f" ms; p50/p90/p99/max {' / '.join(_percentile_cells(gaps))} ms", highlight=False)
+    if result.get("launch_api_calls") is not None:
+        calls = ", ".join(f"{api} {n}" for api, n in result["launch_api_calls"].items())
+        console.print(f"Launch calls: {result['runtime_kernel_launches']} ({calls}); graph kernels"
+                      f" {result['graph_kernels']}; kernels without launch row {result['kernels_without_launch_row']}",
+                      highlight=False)
+        console.print(f"CPU-starved kernels (launch call ended after the GPU went idle): "
+                      f"{_pct(result['cpu_starved_kernel_percent'])} of {result['kernels_considered']}",
+                      highlight=False)
+        latency = _table(title="launch call duration (ms)")
+        for column in ("api", "calls", "p50", "p90", "p99", "max"):
+            latency.add_column(column, justify="left" if column == "api" else "right")
+        for api, block in result["api_duration_ns"].items():
+            latency.add_row(api, str(block["calls"]), *_percentile_cells(block))
+        queue = result["queue_delay_ns"]
+        latency.add_row("queue delay", f"{queue['queued_kernels']} queued", *_percentile_cells(queue))
+        console.print(latency)
+    largest = _table(title="largest gaps")
+    for column in ("gap ms", "before", "after"):
+        largest.add_column(column, overflow="fold", justify="right" if column == "gap ms" else "left")
+    for gap in result["largest_gaps"]:
+        largest.add_row(_ms(gap["gap_ns"]), escape(f"[{gap['before_component']}] {gap['before'][:70]}"),
+                        escape(f"[{gap['after_component']}] {gap['after'][:70]}"))
+    console.print(largest)
+    pairs = _table(title="idle time by component pair")
+    for column in ("before -> after", "gaps", "total ms"):
+        pairs.add_column(column, justify="left" if column.startswith("before") else "right")
+    for pair in result["gaps_by_component_pair"][:15]:
+        pairs.add_row(f"{pair['before_component']} -> {pair['after_component']}", str(pair["gaps"]),
+                      _ms(pair["total_ns"]))
+    console.print(pairs)
+
+
+def print_queue_delay(result: dict[str, Any], console: Console | None = None) -> None:
+    """The queue-delay statistics as one line."""
+    console = console or _console(width=140)
+    console.print(f"[bold]{escape(_title('queue-delay', result))}[/bold]", highlight=False)
+    queue = result["queue_delay_ns"]
+    if queue is None:
+        console.print("queue delay: - (no kern_exec trace)", highlight=False)
+        return
+    console.print(f"{queue['queued_kernels']} kernels queued ({queue['not_queued_kernels']} not), total"
+                  f" {_ms(queue['total_ns'])} ms; p50/p90/p99/max {' / '.join(_percentile_cells(queue))} ms",
+                  highlight=False)
+
+
+def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
+    """The ncu analysis as a table: one row per profiled launch."""
+    console = console or _console(width=170)
+    for device in result["devices"]:
+        attributes = device["attributes"]
+        console.print(escape(f"device {device['device']}: {attributes.get('display_name', '?')}, L2"
+                             f" {attributes.get('l2_cache_size', '?')} B, {attributes.get('multiprocessor_count', '?')}"
+                             " SMs"), highlight=False)
+    table = _table()
+    for column in ("id", "kernel", "component", "us", "SM %", "mem %", "DRAM %", "L2 hit %", "verdict"):
+        table.add_column(column, justify="left" if column in ("kernel", "component", "verdict") else "right",
+                         overflow="fold")
+
+    def metric(kernel: dict[str, Any], *names: str) -> str:
+        for name in names:
+            value = (kernel["metrics"].get(name) or {}).get("base_value")
+            if value is not None:
+                return f"{value:,.2f}"
+        return "-"
+
+    for k in result["kernels"]:
+        duration = "-" if k["duration_ns"] is None else f"{k['duration_ns'] / 1e3:,.2f}"
+        table.add_row(str(k["id"]), escape(k["name"][:60]), k["component"], duration,
+                      metric(k, SM_THROUGHPUT), metric(k, MEMORY_THROUGHPUT), metric(k, *DRAM_THROUGHPUT),
+                      metric(k, L2_HIT_RATE), k["verdict"] or "-")
+    console.print(table)
+    if result["unknown_units"]:
+        units = ", ".join(sorted({u["unit"] for u in result["unknown_units"]}))
+        console.print(escape(f"unknown units kept as exported: {units}"), highlight=False)
+
+
+def print_compare(result: dict[str, Any], console: Console | None = None) -> None:
+    """Before/after deltas as a table (captures) or a short summary (--abba)."""
+    console = console or _console(width=140)
+    if "design" in result:
+        console.print(f"{result['design']}: {result['observations_per_variant']} updates per variant; before"
+                      f" {result['before_seconds_per_update']:.5f} s, after {result['after_seconds_per_update']:.5f}"
+                      f" s per update; {result['time_reduction_percent_rounded']}% less time, speedup"
+                      f" {result['speedup']:.4f}", highlight=False)
+        return
+    console.print(escape(f"compare {result['a']} -> {result['b']}"), highlight=False)
+    table = _table()
+    for column in ("", "before", "after", "delta", "delta %"):
+        table.add_column(column, justify="left" if not column else "right")
+
+    def row(label: str, d: dict[str, Any], fmt: str = "{:,.3f}") -> None:
+        cells = [fmt.format(d[k]) if d[k] is not None else "-" for k in ("a", "b", "delta")]
+        table.add_row(label, *cells, _pct(d["delta_percent"]))
+
+    row("kernel time (ms)", result["kernel_time_ms"])
+    row("GPU span (ms)", result["gpu_span_ms"])
+    row("busy %", result["kernel_busy_percent"], "{:.2f}")
+    for name, c in result["components"].items():
+        row(f"  {name} (ms)", c["milliseconds"])
+    row("launch gaps total (ns)", result["launch_gaps"]["total_ns"], "{:,.0f}")
+    row("launch gap p90 (ns)", result["launch_gaps"]["p90_ns"], "{:,.0f}")
+    row("launch overlap %", result["launch_overlap_percent"], "{:.2f}")
+    console.print(table)
+    speedup = "-" if result["speedup"] is None else f"{result['speedup']:.4f}"
+    console.print(f"speedup {speedup}; appeared: {', '.join(result['appeared']) or '-'};"
+                  f" vanished: {', '.join(result['vanished']) or '-'}", highlight=False)
+
+
+def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
+    """The rules audit as text."""
+    console = console or _console(width=150)
+    unclassified = result["unclassified"]
+    neighbour = _pct(result["neighbour_rules"]["percent_of_kernel_time"])
+    console.print(escape(f"rules audit {result['source_gpu_trace']}: unclassified {unclassified['milliseconds']:,.3f}"
+                         f" ms ({_pct(unclassified['percent_of_kernel_time'])}) in {unclassified['launches']}"
+                         f" launches; neighbour rules decided {neighbour} of the time"), highlight=False)
+    table = _table(title="top unclassified kernels")
+    for column in ("ms", "launches", "name"):
+        table.add_column(column, justify="right" if column != "name" else "left", overflow="fold")
+    for name in unclassified["top_names"]:
+        table.add_row(f"{name['milliseconds']:,.3f}", str(name["launches"]), escape(name["name"][:110]))
+    console.print(table)
+    rules = _table(title="rule files")
+    for column in ("rule file", "kind", "matches", "won"):
+        rules.add_column(column)
+    for rule in result["rules"]:
+        rules.add_row(rule["rule_file"], "context" if rule["context_rule"] else "name", str(rule["matches"]),
+                      str(rule["contexts_won"]))
+    console.print(rules)
+    console.print(f"dead rules: {', '.join(result['dead_rules']) or '-'}", highlight=False)
+    for overlap in result["overlapping_names"]:
+        matched = ", ".join(f"{m['rule_file']}:{m['component']}@{m['priority']}" for m in overlap["matches"])
+        console.print(escape(f"overlap: {overlap['name'][:80]} -> {overlap['winner_component']}"
+                             f" ({overlap['winner_rule_file']}); matched by {matched}"), highlight=False)
+
+
+def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
+    """The multi-rank summary as text."""
+    console = console or _console(width=150)
+    console.print(f"aligned span {result['aligned_profile_span_seconds']:.6f} s; all GPUs idle"
+                  f" {result['both_gpus_idle_ms']:,.3f} ms ({_pct(result['both_gpus_idle_percent_of_aligned_span'])})",
+                  highlight=False)
+    table = _table()
+    for column in ("rank", "device", "kernels", "NCCL kernels", "NCCL ms", "non-NCCL s", "kernel union %",
+                   "clock offset ns", "residual ns", "clock"):
+        table.add_column(column, justify="left" if column in ("device", "clock") else "right")
+    for r in result["ranks"]:
+        residual = "-" if r["clock_offset_residual_ns"] is None else f"{r['clock_offset_residual_ns']:,.0f}"
+        table.add_row(str(r["rank"]), escape(r["device"]), str(r["kernel_count"]), str(r["nccl_kernel_count"]),
+                      f"{r['nccl_kernel_ms']:,.3f}", f"{r['non_nccl_kernel_seconds']:.6f}",
+                      _pct(r["kernel_union_percent"]), f"{r['clock_offset_ns']:,}", residual, r["clock"])
+    console.print(table)
+    collectives = _table(title="collectives (matched by order across ranks)")
+    for column in ("collective", "instances", "skew total ms", "skew max ms", "waiting rank", "late rank",
+                   "wait ms by rank"):
+        collectives.add_column(column)
+    for name, c in result["collectives"].items():
+        waits = ", ".join(f"{rank}: {ms:,.3f}" for rank, ms in c["wait_ms_by_rank"].items())
+        collectives.add_row(name, str(c["instances"]), f"{c['skew_total_ms']:,.3f}", f"{c['skew_max_ms']:,.3f}",
+                            str(c["waiting_rank"]), str(c["late_rank"]), waits)
+    console.print(collectives)

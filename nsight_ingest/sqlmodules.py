@@ -1,0 +1,220 @@
+"""SQL modules: the files under `sql/` that answer questions, each declaring what it requires and returns.
+
+A module is named by its path: `sql/launches/kernel_gaps.sql` is `launches.kernel_gaps`. Its header says
+- `-- requires: scope.kernels, classify.kernel_classes`: the modules to build first (once per scope);
+- `-- creates: NAME` (it builds a temp table or view called NAME) or `-- returns: rows` (it is one SELECT whose
+  rows are the answer), followed by one `--   column  meaning (unit)` line per output column, in order;
+- `-- filled by: MODULE`: a Python module whose function, registered with `fills`, adds rows after the SQL ran
+  (the classification rules are user SQL run by nsight_ingest.rules).
+Parameters are DuckDB `$name` parameters, taken from the scope's and the call's values by name.
+"""
+
+from __future__ import annotations
+
+import importlib
+import re
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from functools import cache
+from pathlib import Path
+from typing import Any
+
+import duckdb
+
+from nsight_ingest.sqlfiles import sql_root
+
+_REQUIRES = re.compile(r"^--\s*requires:\s*(?P<names>.*?)\s*$", re.M)
+_OUTPUT = re.compile(r"^--\s*(?:creates:\s*(?P<creates>\w+)|returns:\s*rows)\s*$")
+_COLUMN = re.compile(r"^--\s{2,}(?P<name>\w+)\s+(?P<doc>\S.*?)\s*$")
+_FILLED_BY = re.compile(r"^--\s*filled by:\s*(?P<module>[\w.]+)", re.M)
+
+
+class ModuleError(Exception):
+    """A module or its header is broken, or names a module that does not exist: a bug, not bad input."""
+
+
+@dataclass(frozen=True)
+class Column:
+    """One documented output column of a module."""
+
+    name: str
+    doc: str
+
+
+@dataclass(frozen=True)
+class Module:
+    """One SQL file under `sql/` with its declared requirements and outputs."""
+
+    name: str
+    path: Path
+    requires: tuple[str, ...]
+    creates: str | None  # the relation it builds; None: a query whose rows are the answer
+    columns: tuple[Column, ...]
+    filled_by: str | None
+    sql: str
+
+    def statements(self, con: duckdb.DuckDBPyConnection) -> list:
+        """The file's statements, parsed by DuckDB (each knows its named parameters)."""
+        return con.extract_statements(self.sql)
+
+
+def _header(text: str) -> list[str]:
+    lines = []
+    for line in text.splitlines():
+        if not line.startswith("--"):
+            break
+        lines.append(line)
+    return lines
+
+
+@cache
+def module(name: str) -> Module:
+    """The module called `name` (e.g. `launches.kernel_gaps`), its header parsed."""
+    path = sql_root().joinpath(*name.split(".")).with_suffix(".sql")
+    if not re.fullmatch(r"\w+(\.\w+)+", name) or not path.is_file():
+        raise ModuleError(f"no SQL module {name!r} (looked for {path})")
+    text = path.read_text(encoding="utf-8")
+    header = _header(text)
+    requires = tuple(n.strip() for m in _REQUIRES.finditer("\n".join(header)) for n in m["names"].split(",")
+                     if n.strip())
+    creates, columns, output_seen = None, [], False
+    for line in header:
+        if output_seen:
+            column = _COLUMN.match(line)
+            if not column:
+                break
+            columns.append(Column(column["name"], column["doc"]))
+        elif output := _OUTPUT.match(line):
+            creates, output_seen = output["creates"], True
+    if not output_seen:
+        raise ModuleError(f"{path}: the header names no output ('-- creates: NAME' or '-- returns: rows')")
+    filled = _FILLED_BY.search("\n".join(header))
+    return Module(name, path, requires, creates, tuple(columns), filled["module"] if filled else None, text)
+
+
+def all_modules() -> list[Module]:
+    """Every module under `sql/` (the reader SQL and the rules are not modules)."""
+    root = sql_root()
+    names = []
+    for path in sorted(root.rglob("*.sql")):
+        relative = path.relative_to(root)
+        if relative.parts[0] in ("readers", "rules") or len(relative.parts) == 1:
+            continue
+        names.append(".".join(relative.with_suffix("").parts))
+    return [module(name) for name in names]
+
+
+def common_modules() -> list[Module]:
+    """The modules of `common/` (macros and lookup tables every connection has), in name order."""
+    return [m for m in all_modules() if m.name.startswith("common.")]
+
+
+def order(names: list[str] | tuple[str, ...]) -> list[Module]:
+    """The modules `names` need, each once, every module after its requirements."""
+    ordered: list[Module] = []
+    visiting: list[str] = []
+
+    def visit(name: str, wanted_by: str | None) -> None:
+        if any(m.name == name for m in ordered):
+            return
+        if name in visiting:
+            raise ModuleError(f"SQL modules require each other in a cycle: {' -> '.join([*visiting, name])}")
+        try:
+            found = module(name)
+        except ModuleError as exc:
+            raise ModuleError(f"{exc}; required by {wanted_by}" if wanted_by else str(exc)) from None
+        visiting.append(name)
+        for requirement in found.requires:
+            visit(requirement, name)
+        visiting.pop()
+        ordered.append(found)
+
+    for name in names:
+        visit(name, None)
+    return ordered
+
+
+_FILLERS: dict[str, Callable[[Scope], None]] = {}
+
+
+def fills(name: str) -> Callable[[Callable[[Scope], None]], Callable[[Scope], None]]:
+    """Register the Python function that adds rows to module `name`'s relation after its SQL ran."""
+
+    def register(function: Callable[[Scope], None]) -> Callable[[Scope], None]:
+        _FILLERS[name] = function
+        return function
+
+    return register
+
+
+def _filler(found: Module) -> Callable[[Scope], None]:
+    if found.name not in _FILLERS:
+        importlib.import_module(found.filled_by)  # registers its fillers
+    if found.name not in _FILLERS:
+        raise ModuleError(f"{found.path}: filled by {found.filled_by}, which registers no filler for {found.name}")
+    return _FILLERS[found.name]
+
+
+def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any]) -> duckdb.DuckDBPyConnection:
+    """Run a module's statements, each with the values of the parameters it names; the last one's cursor."""
+    cursor = con
+    for statement in found.statements(con):
+        missing = statement.named_parameters - values.keys()
+        if missing:
+            raise ModuleError(f"{found.path}: no value for parameter(s) {', '.join(sorted(missing))}")
+        cursor = con.execute(statement, {k: values[k] for k in statement.named_parameters})
+    return cursor
+
+
+@dataclass
+class Scope:
+    """What an analysis looks at (a capture, a window of it, ncu launches) on one connection, with the modules
+    built for it so far. `values` are the scope's parameters (trace ids, ...); `context` holds Python objects
+    fillers need (the rule set)."""
+
+    con: duckdb.DuckDBPyConnection
+    values: dict[str, Any]
+    context: dict[str, Any] = field(default_factory=dict)
+    built: set[str] = field(default_factory=set)
+
+    def build(self, *names: str) -> None:
+        """Build these modules and their requirements, each once for this scope."""
+        for found in order(names):
+            if found.name in self.built:
+                continue
+            if found.creates is None:
+                raise ModuleError(f"{found.path}: returns rows; a module can only require modules that create")
+            _run(self.con, found, self.values)
+            if found.filled_by:
+                _filler(found)(self)
+            elif found.name in _FILLERS:
+                raise ModuleError(f"{found.path}: a filler is registered for it, but its header says no 'filled by'")
+            self.built.add(found.name)
+
+    def cursor(self, name: str, /, **params: Any) -> duckdb.DuckDBPyConnection:
+        """Run the query module `name` (after its requirements) and return the cursor with its rows."""
+        found = module(name)
+        if found.creates is not None:
+            raise ModuleError(f"{found.path}: creates {found.creates}; query it, or require it")
+        self.build(*found.requires)
+        return _run(self.con, found, {**self.values, **params})
+
+    def rows(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
+        """The rows of the query module `name` as dicts."""
+        return dict_rows(self.cursor(name, **params))
+
+    def row(self, name: str, /, **params: Any) -> dict[str, Any]:
+        """The one row of a query module that returns one."""
+        (only,) = self.rows(name, **params)
+        return only
+
+
+def dict_rows(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
+    """The rows of an executed query as dicts keyed by column name."""
+    columns = [d[0] for d in cursor.description]
+    return [dict(zip(columns, row, strict=True)) for row in cursor.fetchall()]
+
+
+def query(con: duckdb.DuckDBPyConnection, name: str, /, **params: Any) -> list[dict[str, Any]]:
+    """The rows of a query module that requires nothing built (it reads the store or the relations given)."""
+    return Scope(con, {}).rows(name, **params)

@@ -1,0 +1,75 @@
+"""Time windows of a capture an analysis can be limited to: NVTX ranges by name or pattern, explicit ranges."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import duckdb
+
+from nsight_ingest.errors import InputError
+from nsight_ingest.sqlmodules import Scope, fills, query
+from nsight_ingest.store import Capture
+
+
+@dataclass(frozen=True)
+class Window:
+    """Time ranges [start, end) in ns, each optionally tied to the thread that opened it (NVTX)."""
+
+    label: str
+    ranges: tuple[tuple[int, int, int | None], ...]
+
+
+@fills("scope.window_ranges")
+def fill_window_ranges(scope: Scope) -> None:
+    """Put the scope's window (context `window`, None for a whole capture) into scope_window_ranges."""
+    window = scope.context.get("window")
+    if window is not None:
+        scope.con.executemany("INSERT INTO scope_window_ranges VALUES (?, ?, ?)", [list(r) for r in window.ranges])
+
+
+def time_range(spec: str) -> Window:
+    """`START_NS:END_NS` as a window (either side may be empty: open-ended)."""
+    start, sep, end = spec.partition(":")
+    try:
+        if not sep:
+            raise ValueError
+        low = int(start) if start.strip() else -(2**62)
+        high = int(end) if end.strip() else 2**62
+    except ValueError:
+        raise InputError(f"--range {spec!r}: expected START_NS:END_NS in integer nanoseconds") from None
+    if high <= low:
+        raise InputError(f"--range {spec!r}: the end must come after the start")
+    return Window(f"range {spec}", ((low, high, None),))
+
+
+def _nvtx_rows(con: duckdb.DuckDBPyConnection, capture: Capture, name: str | None, pattern: str | None) -> list:
+    if capture.nvtx is None:
+        raise InputError(f"{capture.gpu_trace.path}: NVTX windows need an nvtx_pushpop_trace (--nvtx-trace FILE)")
+    try:
+        rows = query(con, "scope.nvtx_ranges", nvtx_trace=capture.nvtx.trace_id, name=name, pattern=pattern)
+    except duckdb.Error as exc:
+        raise InputError(f"--per-nvtx {pattern!r}: {str(exc).splitlines()[0]}") from None
+    return [(r["range_name"], r["start_ns"], r["end_ns"], r["tid"]) for r in rows]
+
+
+def _available(con: duckdb.DuckDBPyConnection, capture: Capture) -> str:
+    names = con.execute(
+        "SELECT DISTINCT range_name FROM nvtx_ranges WHERE trace_id = ? ORDER BY 1 LIMIT 8", [capture.nvtx.trace_id]
+    ).fetchall()
+    return ", ".join(repr(n) for (n,) in names) or "none"
+
+
+def nvtx_window(con: duckdb.DuckDBPyConnection, capture: Capture, name: str) -> Window:
+    """Every NVTX range called `name` (domain prefix ignored), together, as one window."""
+    rows = _nvtx_rows(con, capture, name.lstrip(":"), None)
+    if not rows:
+        raise InputError(f"no NVTX range named {name!r} in {capture.nvtx.path} (some: {_available(con, capture)})")
+    return Window(f"nvtx {name}", tuple((start, end, tid) for _, start, end, tid in rows))
+
+
+def per_nvtx_windows(con: duckdb.DuckDBPyConnection, capture: Capture, pattern: str) -> list[Window]:
+    """One window per NVTX range whose name fully matches `pattern`, in start order."""
+    rows = _nvtx_rows(con, capture, None, pattern)
+    if not rows:
+        raise InputError(f"no NVTX range matches {pattern!r} in {capture.nvtx.path} (some: {_available(con, capture)})")
+    return [Window(f"{name} @ {start}", ((start, end, tid),)) for name, start, end, tid in rows]

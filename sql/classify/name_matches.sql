@@ -1,0 +1,19 @@
+-- Every match of the name rules (rule files over kernel_names) before winners are picked; the rule files are user
+-- SQL, run and inserted by nsight_ingest.rules.
+-- requires: classify.kernel_names
+-- filled by: nsight_ingest.rules
+-- creates: name_rule_matches
+--   name           kernel name the rule matched
+--   component      component it gives
+--   sub_component  sub-component it gives (NULL: none)
+--   priority       lower wins
+--   rule_rank      position of the rule file in file-name order (breaks priority ties)
+--   rule_file      the rule file's name
+CREATE OR REPLACE TEMP TABLE name_rule_matches (
+    name           VARCHAR NOT NULL,
+    component      VARCHAR NOT NULL,
+    sub_component  VARCHAR,
+    priority       INTEGER NOT NULL,
+    rule_rank      INTEGER,
+    rule_file      VARCHAR
+);

@@ -1,0 +1,27 @@
+-- The class of each distinct kernel name from name rules alone: lowest priority wins, ties by file order;
+-- unmatched names are 'other'. Context rules see these classes for a kernel's neighbours.
+-- requires: scope.names, classify.name_matches
+-- creates: name_winners
+--   name_id        scope_names.name_id
+--   name           kernel name
+--   component      winning component ('other' when no rule matched)
+--   sub_component  winning sub-component
+--   rule_file      winning rule file (NULL when no rule matched)
+--   priority       winning priority
+--   match_count    how many name rules matched the name
+CREATE OR REPLACE TEMP TABLE name_winners AS
+WITH ranked AS (
+    SELECT *,
+           count(*) OVER (PARTITION BY name) AS match_count,
+           row_number() OVER (PARTITION BY name ORDER BY priority, rule_rank, component) AS pick
+    FROM name_rule_matches
+)
+SELECT n.name_id,
+       n.name,
+       coalesce(r.component, 'other') AS component,
+       r.sub_component,
+       r.rule_file,
+       r.priority,
+       coalesce(r.match_count, 0) AS match_count
+FROM scope_names n
+LEFT JOIN ranked r ON r.name = n.name AND r.pick = 1;

@@ -1,0 +1,15 @@
+-- The nightly history: every row of the Parquet files $history_files (a glob over the `date=YYYY-MM-DD/` folders,
+-- hive-partitioned on date), as nsight_ingest.history writes them.
+-- creates: history_rows
+--   run_id            the run that wrote the row (sortable: later runs sort after)
+--   capture           capture name (the file-name prefix of its trace set)
+--   trace_sha256      sha256 of the capture's cuda_gpu_trace
+--   metric            metric name (nsight_ingest.history.METRICS)
+--   component         component, for per-component metrics; NULL otherwise
+--   value             the value, in unit
+--   unit              ms | ns | % | count
+--   rule_set_version  the rule set that classified the capture
+--   date              the night of the run
+CREATE OR REPLACE TEMP TABLE history_rows AS
+    SELECT run_id, capture, trace_sha256, metric, component, value, unit, rule_set_version, date
+    FROM read_parquet($history_files, hive_partitioning = true);

@@ -1,0 +1,46 @@
+-- Per (device, stream): kernels, kernel time and the positive idle gaps between consecutive kernels of the stream.
+-- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (ns_percentiles).
+-- requires: scope.kernels
+-- returns: rows
+--   device              device label
+--   stream_id           CUDA stream
+--   kernel_count        kernels on the stream
+--   kernel_time_ns      their summed durations (ns)
+--   positive_gap_count  gaps longer than 0 ns between the stream's kernels
+--   gap_total_ns        their sum (ns)
+--   p50_ns    median (ns), interpolated as quantile_cont
+--   p90_ns    90th percentile (ns)
+--   p99_ns    99th percentile (ns)
+--   max_ns    largest (ns)
+WITH ordered AS (
+    SELECT device, stream_id, duration_ns,
+           start_ns - max(end_ns) OVER (PARTITION BY device, stream_id ORDER BY start_ns, end_ns
+                                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS gap_ns
+    FROM scope_kernels
+),
+streams AS (
+    SELECT device, stream_id, count(*) AS kernel_count, sum(duration_ns) AS kernel_time_ns
+    FROM ordered
+    GROUP BY device, stream_id
+),
+lengths AS (
+    SELECT device, stream_id, gap_ns, count(*) AS gaps FROM ordered WHERE gap_ns > 0 GROUP BY ALL
+),
+ranked AS (
+    SELECT *, sum(gaps) OVER (PARTITION BY device, stream_id ORDER BY gap_ns) AS upto,
+              sum(gaps) OVER (PARTITION BY device, stream_id)                 AS n
+    FROM lengths
+),
+gaps AS (
+    SELECT device, stream_id,
+           sum(gaps)                                        AS positive_gap_count,
+           sum(CAST(gap_ns AS HUGEINT) * gaps)              AS gap_total_ns,
+           unnest(ns_percentiles(gap_ns, upto, n))  -- p50_ns, p90_ns, p99_ns, max_ns
+    FROM ranked
+    GROUP BY device, stream_id
+)
+SELECT s.device, s.stream_id, s.kernel_count, s.kernel_time_ns,
+       coalesce(g.positive_gap_count, 0) AS positive_gap_count, coalesce(g.gap_total_ns, 0) AS gap_total_ns,
+       g.p50_ns, g.p90_ns, g.p99_ns, g.max_ns
+FROM streams s LEFT JOIN gaps g USING (device, stream_id)
+ORDER BY s.device, s.stream_id

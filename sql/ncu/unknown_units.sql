@@ -1,0 +1,8 @@
+-- Units of the ncu exports $traces that the units table does not know: their values are kept, never scaled.
+-- returns: rows
+--   unit    unit as exported
+--   metric  a metric that has it
+SELECT DISTINCT unit, metric_key AS metric
+FROM ncu_metrics
+WHERE list_contains($traces, trace_id) AND base_unit IS NULL AND value IS NOT NULL
+ORDER BY unit, metric

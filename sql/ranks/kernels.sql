@@ -1,0 +1,20 @@
+-- Kernels of every rank with their NCCL collective and, per rank and collective, their order (ordinal).
+-- Operations with a negative duration or one over max_duration_ns() are left out.
+-- requires: ranks.sources
+-- creates: rank_kernels
+--   rank         rank number
+--   start_ns     kernel start, the rank's own clock (ns)
+--   end_ns       kernel end (ns)
+--   duration_ns  kernel duration (ns)
+--   name         kernel name
+--   collective   NCCL collective it runs (nccl_collective); NULL for other kernels
+--   ordinal      1.. per rank and collective in start order; NULL for other kernels
+CREATE OR REPLACE TEMP TABLE rank_kernels AS
+SELECT r.rank, k.start_ns, k.end_ns, k.duration_ns, k.name, nccl_collective(k.name) AS collective,
+       CASE WHEN nccl_collective(k.name) IS NOT NULL THEN
+           row_number() OVER (PARTITION BY r.rank, nccl_collective(k.name) ORDER BY k.start_ns, k.end_ns)
+       END AS ordinal
+FROM rank_sources r
+JOIN kernels k ON k.trace_id = r.trace_id AND coalesce(k.device, '(no device)') = r.device
+WHERE k.duration_ns BETWEEN 0 AND max_duration_ns()
+  AND (r.window_start_ns IS NULL OR (k.start_ns >= r.window_start_ns AND k.start_ns < r.window_end_ns));

@@ -1,0 +1,19 @@
+-- Span, operation counts and kernel time of the scope, per device and for the whole scope (device NULL).
+-- requires: scope.ops
+-- returns: rows
+--   device               device label; NULL for the whole scope
+--   gpu_span_ns          last operation end - first operation start (ns)
+--   gpu_operation_count  kernels, memcpys and memsets
+--   kernel_count         kernels
+--   kernel_time_ns       summed kernel durations (ns)
+--   device_count         devices with operations
+SELECT
+    CASE WHEN grouping(device) = 1 THEN NULL ELSE device END         AS device,
+    max(end_ns) - min(start_ns)                                       AS gpu_span_ns,
+    count(*)                                                          AS gpu_operation_count,
+    count(*) FILTER (WHERE op_kind = 'kernel')                        AS kernel_count,
+    coalesce(sum(duration_ns) FILTER (WHERE op_kind = 'kernel'), 0)   AS kernel_time_ns,
+    count(DISTINCT device)                                            AS device_count
+FROM scope_ops
+GROUP BY GROUPING SETS ((device), ())
+ORDER BY device NULLS FIRST
