@@ -78,6 +78,22 @@ def test_launch_analysis_numbers(capture, run_cli):
     assert out["cpu_starved_kernel_percent"] == pytest.approx(60.0)
 
 
+def test_queue_delay_command(capture, run_cli):
+    """The queue-delay command alone: queued 10, 80, 5; K1, K5, K6 not queued; step A keeps K1 (not queued),
+    K2 (10) and K3 (80)."""
+    out = run_cli("queue-delay", capture).json()
+    queue = out["queue_delay_ns"]
+    assert (queue["queued_kernels"], queue["not_queued_kernels"], queue["total_ns"]) == (3, 3, 95)
+    assert (queue["p50_ns"], queue["p90_ns"], queue["max_ns"]) == (10.0, pytest.approx(66.0), 80.0)
+    # step A: 10 and 80: p50 at 0.5 -> 45, max 80
+    step = run_cli("queue-delay", capture, "--nvtx", "step A").json()
+    assert step["window"] == "nvtx step A"
+    assert (step["queue_delay_ns"]["queued_kernels"], step["queue_delay_ns"]["not_queued_kernels"]) == (2, 1)
+    assert (step["queue_delay_ns"]["p50_ns"], step["queue_delay_ns"]["max_ns"]) == (45.0, 80.0)
+    table = run_cli("queue-delay", capture, "--format", "table")
+    assert table.code == 0 and "3 kernels queued (3 not), total 0.000 ms" in table.out
+
+
 def test_launches_table(capture, run_cli):
     result = run_cli("launches", capture, "--format", "table", "--top", "2")
     assert result.code == 0, result.err
