@@ -12,11 +12,17 @@
 --   device_index        device number (0 when the export gives none)
 --   api_function        the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
 CREATE OR REPLACE TEMP TABLE scope_launches AS
-    SELECT l.api_start_ns, l.api_duration_ns, l.api_end_ns, l.queue_duration_ns, l.kernel_start_ns, l.pid, l.tid,
-           coalesce(l.device_index, 0) AS device_index, l.api_function
-    FROM kernel_launches l
-    WHERE l.trace_id = $kern_exec_trace
-      AND (NOT $windowed OR EXISTS (
-          SELECT 1 FROM scope_window_ranges w
-          WHERE l.api_start_ns >= w.start_ns AND l.api_start_ns < w.end_ns
-            AND (w.tid IS NULL OR l.tid IS NULL OR w.tid = l.tid)));
+    WITH capture_launches AS (
+        SELECT api_start_ns, api_duration_ns, api_end_ns, queue_duration_ns, kernel_start_ns, pid, tid,
+               coalesce(device_index, 0) AS device_index, api_function
+        FROM kernel_launches
+        WHERE trace_id = $kern_exec_trace
+    )
+    -- the whole capture, or the window's part of it: the branch of the other case filters out every row at once
+    SELECT * FROM capture_launches WHERE NOT $windowed
+    UNION ALL
+    SELECT * FROM capture_launches l
+    WHERE $windowed AND EXISTS (
+        SELECT 1 FROM scope_window_ranges w
+        WHERE l.api_start_ns >= w.start_ns AND l.api_start_ns < w.end_ns
+          AND (w.tid IS NULL OR l.tid IS NULL OR w.tid = l.tid));
