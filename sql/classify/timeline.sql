@@ -6,16 +6,19 @@
 --   * union lengths: sum of max(0, end - max(start, latest earlier end)), per kind and for either kind;
 --   * overlap: |API n kernels| = |API| + |kernels| - |API u kernels|.
 -- API intervals are [API Start, API Start + API Dur] of the kern_exec trace; only kernels count, not memcpy/memset.
+-- With $device NULL the gap columns merge every device into one timeline: per-device gaps come from the rows of
+-- each device (classify sums them); the all-device row serves the launch overlap.
 -- requires: scope.kernels, scope.launches
 -- returns: rows
---   positive_gap_count  kernels that start after every earlier kernel ended
+--   positive_gap_count  kernels that start after every earlier kernel (of $device, or of any device) ended
 --   gap_total_ns        summed positive gaps (ns)
 --   gap_maximum_ns      largest gap (ns)
 --   api_union_ns        length of the union of launch-call intervals (ns); NULL without launch rows
 --   kernel_union_ns     length of the union of kernel intervals (ns)
 --   either_union_ns     length of the union of both (ns)
 WITH device_kernels AS (
-    SELECT device_index, start_ns, end_ns FROM scope_kernels WHERE $device IS NULL OR device = $device
+    SELECT coalesce(device_index, 0) AS device_index, start_ns, end_ns
+    FROM scope_kernels WHERE $device IS NULL OR device = $device
 ),
 intervals AS (
     SELECT false AS is_api, start_ns AS s, end_ns AS e FROM device_kernels

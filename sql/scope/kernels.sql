@@ -1,8 +1,9 @@
 -- Kernels of the scope in stream order, with their neighbours on the same (device, stream) for rules that need
 -- context: the name ids of the 4 kernels before (prev_1 nearest .. prev_4) and after (next_1 .. next_4) on the
 -- stream (NULL past the ends), a context_key over the nine ids, and whether the kernel starts before an earlier
--- kernel of its stream ended (kernels of one stream should not overlap). Streams are partitioned by a hash of the
--- device label: sorting on an integer is several times faster than on the label, which is kept for grouping.
+-- kernel of its stream ended (kernels of one stream should not overlap). ncu launches have no time: their profiling
+-- order stands in for the start. The sort carries integers only (a hash of the device label, not the label):
+-- its payload, not its row count, sets its cost; the label is joined back after it.
 -- requires: scope.ops, scope.names
 -- creates: scope_kernels
 --   device            device label ('(no device)' when missing)
@@ -25,8 +26,8 @@
 --   context_key       hash of the nine name ids: kernels with one context get one class
 CREATE OR REPLACE TEMP TABLE scope_kernels AS
     WITH k AS (
-        SELECT o.device, hash(o.device) AS device_key, o.device_index, o.stream_id, o.start_ns, o.end_ns,
-               o.duration_ns, o.launch_order, n.name_id
+        SELECT hash(o.device) AS device_key, o.device_index, o.stream_id, o.start_ns, o.end_ns, o.duration_ns,
+               o.launch_order, n.name_id
         FROM scope_ops o JOIN scope_names n USING (name)
         WHERE o.op_kind = 'kernel'
     ),
@@ -39,8 +40,12 @@ CREATE OR REPLACE TEMP TABLE scope_kernels AS
                coalesce(start_ns < max(end_ns) OVER (s ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), false)
                    AS overlaps_earlier
         FROM k
-        WINDOW s AS (PARTITION BY device_key, stream_id ORDER BY start_ns, end_ns, launch_order)
+        WINDOW s AS (PARTITION BY device_key, stream_id ORDER BY coalesce(start_ns, launch_order), end_ns)
+    ),
+    devices AS (
+        SELECT DISTINCT device, hash(device) AS device_key FROM scope_ops
     )
-    SELECT * EXCLUDE (device_key),
-           hash(name_id, prev_1, prev_2, prev_3, prev_4, next_1, next_2, next_3, next_4) AS context_key
-    FROM neighbours;
+    SELECT d.device, n.* EXCLUDE (device_key),
+           hash(n.name_id, n.prev_1, n.prev_2, n.prev_3, n.prev_4, n.next_1, n.next_2, n.next_3, n.next_4)
+               AS context_key
+    FROM neighbours n JOIN devices d USING (device_key);

@@ -1,6 +1,6 @@
--- The kern_exec rows of the scope: every launch row of the capture's $kern_exec_trace or, in a window
--- ($windowed), those whose launch call started inside one of its ranges (on the range's thread, when both say).
--- requires: scope.window_ranges
+-- The kern_exec rows of the scope: every launch row of the capture's kern_exec trace, or a window's
+-- (scope_window_launches). A view: a whole capture is read where it is stored, not copied.
+-- requires: scope.inputs, scope.window_launches
 -- creates: scope_launches
 --   api_start_ns        launch call start (ns)
 --   api_duration_ns     launch call duration (ns)
@@ -11,18 +11,10 @@
 --   tid                 thread id of the calling thread
 --   device_index        device number (0 when the export gives none)
 --   api_function        the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
-CREATE OR REPLACE TEMP TABLE scope_launches AS
-    WITH capture_launches AS (
-        SELECT api_start_ns, api_duration_ns, api_end_ns, queue_duration_ns, kernel_start_ns, pid, tid,
-               coalesce(device_index, 0) AS device_index, api_function
-        FROM kernel_launches
-        WHERE trace_id = $kern_exec_trace
-    )
-    -- the whole capture, or the window's part of it: the branch of the other case filters out every row at once
-    SELECT * FROM capture_launches WHERE NOT $windowed
+CREATE OR REPLACE TEMP VIEW scope_launches AS
+    SELECT api_start_ns, api_duration_ns, api_end_ns, queue_duration_ns, kernel_start_ns, pid, tid,
+           coalesce(device_index, 0) AS device_index, api_function
+    FROM kernel_launches
+    WHERE trace_id = (SELECT kern_exec_trace FROM scope_inputs) AND NOT (SELECT windowed FROM scope_inputs)
     UNION ALL
-    SELECT * FROM capture_launches l
-    WHERE $windowed AND EXISTS (
-        SELECT 1 FROM scope_window_ranges w
-        WHERE l.api_start_ns >= w.start_ns AND l.api_start_ns < w.end_ns
-          AND (w.tid IS NULL OR l.tid IS NULL OR w.tid = l.tid));
+    SELECT * FROM scope_window_launches;
