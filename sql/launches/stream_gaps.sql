@@ -1,4 +1,5 @@
--- Per (device, stream): kernels, kernel time and the positive idle gaps between consecutive kernels of the stream.
+-- Per (device, stream): kernels, kernel time and the positive idle gaps between consecutive kernels of the stream
+-- (start minus the latest end of the stream's earlier kernels, from scope.kernels' sort).
 -- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (ns_percentiles).
 -- requires: scope.kernels
 -- returns: rows
@@ -13,10 +14,7 @@
 --   p99_ns    99th percentile (ns)
 --   max_ns    largest (ns)
 WITH ordered AS (
-    SELECT device, stream_id, duration_ns,
-           start_ns - max(end_ns) OVER (PARTITION BY device, stream_id ORDER BY start_ns, end_ns
-                                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS gap_ns
-    FROM scope_kernels
+    SELECT device, stream_id, duration_ns, start_ns - stream_earlier_end_ns AS gap_ns FROM scope_kernels
 ),
 streams AS (
     SELECT device, stream_id, count(*) AS kernel_count, sum(duration_ns) AS kernel_time_ns
