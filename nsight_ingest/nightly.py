@@ -17,10 +17,11 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from nsight_ingest import history
+from nsight_ingest import history, pipeline, registry, store
 from nsight_ingest.errors import InputError
 from nsight_ingest.pipeline import CaptureFiles
-from nsight_ingest.readers.source import sibling
+from nsight_ingest.readers.source import file_hashes, sibling
+from nsight_ingest.rules import load_rule_set
 
 GPU_TRACE = re.compile(r"^(?P<capture>.+)_cuda_gpu_trace\.csv(?:\.gz)?$")
 
@@ -53,9 +54,6 @@ def discover(directory: str | Path) -> list[NamedCapture]:
 
 def capture_rows(capture: NamedCapture, rules_dir: str | None) -> dict[str, Any]:
     """Summarize one capture: its gpu-trace sha256 and its history rows."""
-    from nsight_ingest import pipeline, registry, store
-    from nsight_ingest.rules import load_rule_set
-
     run = pipeline.Run(store.connect(), load_rule_set(rules_dir))
     stored = pipeline.open_capture(run, capture.files)
     scope = pipeline.capture_scope(run, stored)
@@ -122,9 +120,6 @@ def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: st
               progress: Callable[[str], None] = lambda _: None, lock_timeout: float = 60.0) -> RunResult:
     """Summarize every new capture of `directory` into the history (holding its lock), capture by capture."""
     from filelock import FileLock, Timeout
-
-    from nsight_ingest.readers.source import file_hashes
-    from nsight_ingest.rules import load_rule_set
 
     rule_set = load_rule_set(rules_dir)
     history_dir.mkdir(parents=True, exist_ok=True)

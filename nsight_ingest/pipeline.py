@@ -11,10 +11,11 @@ from typing import Any
 import duckdb
 
 from nsight_ingest import store, windows
-from nsight_ingest.analysis import integrity
+from nsight_ingest.analysis import compare as deltas
+from nsight_ingest.analysis import integrity, ncu, ranks
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers.source import is_sqlite, sibling
-from nsight_ingest.registry import Analysis
+from nsight_ingest.registry import CLASSIFY, LAUNCHES, Analysis
 from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlmodules import Scope
 
@@ -82,20 +83,25 @@ def open_capture(run: Run, files: CaptureFiles, need_nvtx: bool = False) -> stor
     return capture
 
 
+# A window copies its part of the capture once; a whole capture is read through views (sql/scope/*.sql).
+WINDOW_SUBSTITUTES = {"scope.ops": "scope.window_ops", "scope.launches": "scope.window_launches",
+                      "scope.api_calls": "scope.window_api_calls"}
+
+
 def capture_scope(run: Run, capture: store.Capture, window: windows.Window | None = None) -> Scope:
     """The scope of a capture, or of one window of it, for the SQL modules."""
     values = {"gpu_trace": capture.gpu_trace.trace_id,
               "kern_exec_trace": capture.kern_exec.trace_id if capture.kern_exec else None,
-              "api_trace": capture.api.trace_id if capture.api else None,
-              "windowed": window is not None, "ncu_traces": []}
-    return Scope(run.con, values, {"window": window, "rule_set": run.rule_set})
+              "api_trace": capture.api.trace_id if capture.api else None, "ncu_traces": []}
+    return Scope(run.con, values, {"window": window, "rule_set": run.rule_set},
+                 WINDOW_SUBSTITUTES if window is not None else {})
 
 
 def ncu_scope(run: Run, ncu: list[store.Ingested]) -> Scope:
     """The scope of the launches profiled in ncu exports (each a kernel, in profiling order)."""
-    values = {"gpu_trace": None, "kern_exec_trace": None, "api_trace": None, "windowed": False,
+    values = {"gpu_trace": None, "kern_exec_trace": None, "api_trace": None,
               "ncu_traces": [i.trace_id for i in ncu]}
-    return Scope(run.con, values, {"window": None, "rule_set": run.rule_set})
+    return Scope(run.con, values, {"window": None, "rule_set": run.rule_set}, {"scope.ops": "scope.ncu_ops"})
 
 
 def _windows(run: Run, capture: store.Capture, choice: WindowChoice) -> list[windows.Window | None]:
@@ -146,8 +152,6 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
 
 def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:
     """The ncu analysis of Nsight Compute exports (raw or details pages): each profiled launch, classified."""
-    from nsight_ingest.analysis import ncu
-
     inputs = [store.ingest_ncu(run.con, path) for path in paths]
     return ncu.answer(ncu_scope(run, inputs), inputs, options)
 
@@ -156,8 +160,6 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str, offset
                   time_range: str | None) -> dict[str, Any]:
     """The multi-rank analysis of one capture per rank (or one capture holding several GPUs); `offsets` are
     RANK=NS items that replace the estimated clock offsets."""
-    from nsight_ingest.analysis import ranks
-
     given = {}
     for item in offsets:
         rank, _, value = item.partition("=")
@@ -175,9 +177,6 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str, offset
 
 def compare(run: Run, before: CaptureFiles, after: CaptureFiles) -> dict[str, Any]:
     """Deltas from capture `before` to capture `after`, from the classify and launches analyses of each."""
-    from nsight_ingest.analysis import compare as deltas
-    from nsight_ingest.registry import CLASSIFY, LAUNCHES
-
     parts = []
     for files in (before, after):
         capture = open_capture(run, files)

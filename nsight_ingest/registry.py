@@ -63,8 +63,7 @@ QUEUE_DELAY = Analysis("queue-delay", "How long launched kernels waited in the l
                        queue_delay.answer, tables.print_queue_delay)
 AUDIT = Analysis("audit", "How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, "
                  "neighbour share.", audit.answer, tables.print_audit,
-                 (Option("top", "--top", 10, "unclassified names to list", minimum=1),), windows=False,
-                 cacheable=False)
+                 (Option("top", "--top", 10, "unclassified names to list", minimum=1),), cacheable=False)
 
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand).
 CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY)

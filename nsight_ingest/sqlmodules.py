@@ -109,25 +109,36 @@ def common_modules() -> list[Module]:
     return [m for m in all_modules() if m.name.startswith("common.")]
 
 
-def order(names: list[str] | tuple[str, ...]) -> list[Module]:
-    """The modules `names` need, each once, every module after its requirements."""
-    ordered: list[Module] = []
+def substitute(name: str, replacement: str) -> Module:
+    """Module `replacement`, checked to build what module `name` builds: the same relation, the same columns."""
+    original, found = module(name), module(replacement)
+    if (found.creates, [c.name for c in found.columns]) != (original.creates, [c.name for c in original.columns]):
+        raise ModuleError(f"{found.path} cannot stand in for {name}: it must create {original.creates} with the "
+                          f"columns {', '.join(c.name for c in original.columns)}")
+    return found
+
+
+def order(names: list[str] | tuple[str, ...], substitutes: dict[str, str] | None = None) -> list[tuple[str, Module]]:
+    """The modules `names` need, each once, every module after its requirements, as (name, module) pairs: the
+    module is the one `substitutes` puts in that name's place, if any."""
+    substitutes = substitutes or {}
+    ordered: list[tuple[str, Module]] = []
     visiting: list[str] = []
 
     def visit(name: str, wanted_by: str | None) -> None:
-        if any(m.name == name for m in ordered):
+        if any(done == name for done, _ in ordered):
             return
         if name in visiting:
             raise ModuleError(f"SQL modules require each other in a cycle: {' -> '.join([*visiting, name])}")
         try:
-            found = module(name)
+            found = substitute(name, substitutes[name]) if name in substitutes else module(name)
         except ModuleError as exc:
             raise ModuleError(f"{exc}; required by {wanted_by}" if wanted_by else str(exc)) from None
         visiting.append(name)
         for requirement in found.requires:
             visit(requirement, name)
         visiting.pop()
-        ordered.append(found)
+        ordered.append((name, found))
 
     for name in names:
         visit(name, None)
@@ -166,30 +177,43 @@ def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any]) 
     return cursor
 
 
+def _drop_other_kind(con: duckdb.DuckDBPyConnection, relation: str) -> None:
+    """Drop a temp view or table called `relation` left by another scope on this connection: one scope's module
+    may make it a view where another's makes it a table, and CREATE OR REPLACE cannot change the kind."""
+    kinds = con.execute("SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $name UNION ALL "
+                        "SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $name",
+                        {"name": relation}).fetchall()
+    for (kind,) in kinds:
+        con.execute(f'DROP {kind} temp."{relation}"')
+
+
 @dataclass
 class Scope:
     """What an analysis looks at (a capture, a window of it, ncu launches) on one connection, with the modules
     built for it so far. `values` are the scope's parameters (trace ids, ...); `context` holds Python objects
-    fillers need (the rule set)."""
+    fillers need (the rule set); `substitutes` names modules that build a relation in this scope's own way in
+    place of another (a window copies its part of the capture where a whole capture is read through a view)."""
 
     con: duckdb.DuckDBPyConnection
     values: dict[str, Any]
     context: dict[str, Any] = field(default_factory=dict)
+    substitutes: dict[str, str] = field(default_factory=dict)
     built: set[str] = field(default_factory=set)
 
     def build(self, *names: str) -> None:
         """Build these modules and their requirements, each once for this scope."""
-        for found in order(names):
-            if found.name in self.built:
+        for name, found in order(names, self.substitutes):
+            if name in self.built:
                 continue
             if found.creates is None:
                 raise ModuleError(f"{found.path}: returns rows; a module can only require modules that create")
+            _drop_other_kind(self.con, found.creates)
             _run(self.con, found, self.values)
             if found.filled_by:
                 _filler(found)(self)
             elif found.name in _FILLERS:
                 raise ModuleError(f"{found.path}: a filler is registered for it, but its header says no 'filled by'")
-            self.built.add(found.name)
+            self.built.add(name)
 
     def cursor(self, name: str, /, **params: Any) -> duckdb.DuckDBPyConnection:
         """Run the query module `name` (after its requirements) and return the cursor with its rows."""

@@ -82,11 +82,10 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     return con
 
 
-def _stored_columns(con: duckdb.DuckDBPyConnection, table: str) -> str:
-    """A select list of the columns `table` has (an in-memory store lacks the detail columns readers give)."""
-    names = con.execute("SELECT list(column_name) FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main'"
-                        " AND database_name = current_database()", [table]).fetchone()[0]
-    return f"COLUMNS(lambda c: list_contains({names!r}, c))"
+def _stored_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
+    """The columns `table` has (an in-memory store lacks the detail columns readers give)."""
+    return con.execute("SELECT list(column_name) FROM duckdb_columns() WHERE table_name = ? AND schema_name = 'main'"
+                       " AND database_name = current_database()", [table]).fetchone()[0]
 
 
 def _existing(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str) -> tuple[int, int] | None:
@@ -117,8 +116,9 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
         for name, frame in load.frames:
             con.register(name, frame)
         inserted = [
-            con.execute(f"INSERT INTO {table} BY NAME SELECT {trace_id} AS trace_id, {_stored_columns(con, table)} "
-                        f"FROM ({select_sql})").fetchone()[0]
+            con.execute(f"INSERT INTO {table} BY NAME SELECT $trace_id AS trace_id, "
+                        f"COLUMNS(lambda c: list_contains($stored, c)) FROM ({select_sql})",
+                        {"trace_id": trace_id, "stored": _stored_columns(con, table)}).fetchone()[0]
             for table, select_sql in load.inserts
         ]
         rows = inserted[0]  # the file's rows are those of its first table

@@ -18,8 +18,10 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     unclassified = scope.rows("audit.unclassified", top=options["top"])
     unmatched_ns = int(unclassified[0]["unmatched_time_ns"]) if unclassified else 0
     hits = {r["rule_file"]: r for r in scope.rows("audit.rule_hits")}
+    window = scope.context["window"]
     return {
         "source_gpu_trace": capture.gpu_trace.path,
+        **({"window": window.label} if window else {}),
         "unclassified": {
             "milliseconds": unmatched_ns / 1e6,
             "percent_of_kernel_time": percent(unmatched_ns, total_ns),

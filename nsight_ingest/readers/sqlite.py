@@ -18,7 +18,15 @@ TABLES = {"cuda_gpu_trace": "gpu_ops", "cuda_kern_exec_trace": "kernel_launches"
 REQUIRED = {"cuda_gpu_trace": ("CUPTI_ACTIVITY_KIND_KERNEL", "StringIds"),
             "cuda_kern_exec_trace": ("CUPTI_ACTIVITY_KIND_KERNEL", "CUPTI_ACTIVITY_KIND_RUNTIME", "StringIds"),
             "nvtx_pushpop_trace": ("NVTX_EVENTS",)}
-OPTIONAL = ("CUPTI_ACTIVITY_KIND_MEMCPY", "CUPTI_ACTIVITY_KIND_MEMSET", "ENUM_CUDA_MEMCPY_OPER")
+# The queries of each report (sql/readers/<name>.sql) with the tables each needs beyond REQUIRED: a capture that
+# traced no memory copies (or sets) has no table for them, and its other operations are still read.
+PARTS = {
+    "cuda_gpu_trace": (("sqlite_cuda_gpu_trace_kernels", ()),
+                       ("sqlite_cuda_gpu_trace_memcpy", ("CUPTI_ACTIVITY_KIND_MEMCPY", "ENUM_CUDA_MEMCPY_OPER")),
+                       ("sqlite_cuda_gpu_trace_memset", ("CUPTI_ACTIVITY_KIND_MEMSET",))),
+    "cuda_kern_exec_trace": (("sqlite_cuda_kern_exec_trace", ()),),
+    "nvtx_pushpop_trace": (("sqlite_nvtx_pushpop_trace", ()),),
+}
 
 
 def _tables(con: sqlite3.Connection) -> set[str]:
@@ -48,11 +56,9 @@ def load(path: Path, report_type: str) -> Load:
     missing = [t for t in REQUIRED[report_type] if t not in tables]
     if missing:
         raise InputError(f"{path}: SQLite export without {', '.join(missing)} (captured without CUDA tracing?)")
-    sql = read_sql(f"readers/sqlite_{report_type}.sql")
-    if report_type == "cuda_gpu_trace" and not all(t in tables for t in OPTIONAL):
-        sql = sql.split("UNION ALL")[0]  # kernels only: the capture traced no memory operations
+    queries = [read_sql(f"readers/{part}.sql") for part, needs in PARTS[report_type] if all(t in tables for t in needs)]
     try:
-        frame = pd.read_sql_query(sql, con)
+        frame = pd.concat([pd.read_sql_query(sql, con) for sql in queries], ignore_index=True)
     except (sqlite3.DatabaseError, pd.errors.DatabaseError) as exc:
         raise InputError(f"{path}: reading {report_type} failed ({exc})") from None
     finally:

@@ -1,6 +1,6 @@
--- The CUDA API calls of the scope: every call of the capture's cuda_api_trace or, in a window, those that started
--- inside one of its ranges (on the range's thread, when both say). Empty when the capture has no API trace.
--- requires: scope.inputs, scope.window_ranges
+-- The CUDA API calls of the scope: every call of the capture's cuda_api_trace (none without one). A view: a whole
+-- capture is read where it is stored. A window's scope builds it with scope.window_api_calls.
+-- requires: scope.inputs
 -- creates: scope_api_calls
 --   start_ns     call start (ns)
 --   duration_ns  call duration (ns)
@@ -10,10 +10,6 @@
 --   pid          process id
 --   tid          thread id
 CREATE OR REPLACE TEMP VIEW scope_api_calls AS
-    SELECT c.start_ns, c.duration_ns, c.end_ns, c.name, c.corr_id, c.pid, c.tid
-    FROM api_calls c, scope_inputs i
-    WHERE c.trace_id = i.api_trace
-      AND (NOT i.windowed OR EXISTS (
-          SELECT 1 FROM scope_window_ranges w
-          WHERE c.start_ns >= w.start_ns AND c.start_ns < w.end_ns
-            AND (w.tid IS NULL OR c.tid IS NULL OR w.tid = c.tid)));
+    SELECT start_ns, duration_ns, end_ns, name, corr_id, pid, tid
+    FROM api_calls
+    WHERE trace_id = (SELECT api_trace FROM scope_inputs);

@@ -1,11 +1,11 @@
--- What the scope is: the trace ids of the capture's files (or of the ncu exports) and whether a window limits it.
+-- What the scope is: the trace ids of the capture's files (or of the ncu exports); a window's ranges are in
+-- scope_window_ranges.
 -- One row, from the scope's parameters; the scope's views read it, so that a whole capture is never copied.
 -- creates: scope_inputs
 --   gpu_trace        trace id of the cuda_gpu_trace ($gpu_trace; NULL for an ncu scope)
 --   kern_exec_trace  trace id of the cuda_kern_exec_trace ($kern_exec_trace; NULL when there is none)
 --   api_trace        trace id of the cuda_api_trace ($api_trace; NULL when there is none)
---   windowed         true when scope_window_ranges limits the scope ($windowed)
 --   ncu_traces       trace ids of the ncu exports whose launches are the scope ($ncu_traces; [] otherwise)
 CREATE OR REPLACE TEMP TABLE scope_inputs AS
     SELECT $gpu_trace::INTEGER AS gpu_trace, $kern_exec_trace::INTEGER AS kern_exec_trace,
-           $api_trace::INTEGER AS api_trace, $windowed::BOOLEAN AS windowed, $ncu_traces::INTEGER[] AS ncu_traces;
+           $api_trace::INTEGER AS api_trace, $ncu_traces::INTEGER[] AS ncu_traces;

@@ -1,6 +1,6 @@
--- The kern_exec rows of the scope: every launch row of the capture's kern_exec trace, or a window's
--- (scope_window_launches). A view: a whole capture is read where it is stored, not copied.
--- requires: scope.inputs, scope.window_launches
+-- The kern_exec rows of the scope: every launch row of the capture's kern_exec trace (none without one). A view:
+-- a whole capture is read where it is stored, not copied. A window's scope builds it with scope.window_launches.
+-- requires: scope.inputs
 -- creates: scope_launches
 --   api_start_ns        launch call start (ns)
 --   api_duration_ns     launch call duration (ns)
@@ -15,6 +15,4 @@ CREATE OR REPLACE TEMP VIEW scope_launches AS
     SELECT api_start_ns, api_duration_ns, api_end_ns, queue_duration_ns, kernel_start_ns, pid, tid,
            coalesce(device_index, 0) AS device_index, api_function
     FROM kernel_launches
-    WHERE trace_id = (SELECT kern_exec_trace FROM scope_inputs) AND NOT (SELECT windowed FROM scope_inputs)
-    UNION ALL
-    SELECT * FROM scope_window_launches;
+    WHERE trace_id = (SELECT kern_exec_trace FROM scope_inputs);

@@ -1,8 +1,7 @@
--- The GPU operations an analysis looks at: those of the capture's cuda_gpu_trace (operations with a negative
--- duration or one over max_duration_ns() are left out; scope.integrity counts them), a window's
--- (scope_window_ops), or the launches profiled in the ncu exports, each a kernel in profiling order. A view: a
--- whole capture is read where it is stored, not copied.
--- requires: scope.inputs, scope.window_ops
+-- The GPU operations an analysis looks at: those of the capture's cuda_gpu_trace. Operations with a negative
+-- duration or one over max_duration_ns() are left out (scope.integrity counts them). A view: a whole capture is read
+-- where it is stored, not copied. A window's scope builds it with scope.window_ops, an ncu scope with scope.ncu_ops.
+-- requires: scope.inputs
 -- creates: scope_ops
 --   op_kind         kernel | memcpy | memset | other
 --   device          device label, e.g. 'NVIDIA H200 (0)' ('(no device)' when missing; '<trace id>:<device>' for ncu)
@@ -17,11 +16,4 @@ CREATE OR REPLACE TEMP VIEW scope_ops AS
     SELECT op_kind, coalesce(device, '(no device)') AS device, device_index, stream_id, start_ns, end_ns, duration_ns,
            NULL::BIGINT AS launch_order, name
     FROM gpu_ops
-    WHERE trace_id = (SELECT gpu_trace FROM scope_inputs) AND NOT (SELECT windowed FROM scope_inputs)
-      AND duration_ns BETWEEN 0 AND max_duration_ns()
-    UNION ALL
-    SELECT * FROM scope_window_ops
-    UNION ALL
-    SELECT 'kernel', trace_id || ':' || coalesce(device, ''), NULL, stream_id, NULL, NULL, 0, result_id, kernel_name
-    FROM ncu_results
-    WHERE list_contains((SELECT ncu_traces FROM scope_inputs), trace_id);
+    WHERE trace_id = (SELECT gpu_trace FROM scope_inputs) AND duration_ns BETWEEN 0 AND max_duration_ns();

@@ -1,7 +1,7 @@
--- The kern_exec rows of a window: those whose launch call started inside one of its ranges (on the range's
--- thread, when both say). Empty for a whole capture.
+-- scope.launches of a window (it stands in for it): the kern_exec rows whose launch call started inside one of the
+-- window's ranges (on the range's thread, when both say), copied once.
 -- requires: scope.inputs, scope.window_ranges
--- creates: scope_window_launches
+-- creates: scope_launches
 --   api_start_ns        launch call start (ns)
 --   api_duration_ns     launch call duration (ns)
 --   api_end_ns          launch call end (ns)
@@ -11,11 +11,11 @@
 --   tid                 thread id of the calling thread
 --   device_index        device number (0 when the export gives none)
 --   api_function        the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
-CREATE OR REPLACE TEMP TABLE scope_window_launches AS
+CREATE OR REPLACE TEMP TABLE scope_launches AS
     SELECT l.api_start_ns, l.api_duration_ns, l.api_end_ns, l.queue_duration_ns, l.kernel_start_ns, l.pid, l.tid,
            coalesce(l.device_index, 0) AS device_index, l.api_function
     FROM kernel_launches l, scope_inputs i
-    WHERE i.windowed AND l.trace_id = i.kern_exec_trace
+    WHERE l.trace_id = i.kern_exec_trace
       AND EXISTS (
           SELECT 1 FROM scope_window_ranges w
           WHERE l.api_start_ns >= w.start_ns AND l.api_start_ns < w.end_ns

@@ -1,4 +1,4 @@
--- The time ranges a windowed scope keeps (NVTX ranges or --range); empty for a whole capture.
+-- The time ranges a window keeps (NVTX ranges or --range); empty for a whole capture.
 -- filled by: nsight_ingest.windows
 -- creates: scope_window_ranges
 --   start_ns  range start (ns, the capture's clock)

@@ -15,7 +15,7 @@ import pytest
 from nsight_ingest import sqlmodules, store
 
 # The values of a capture's scope: gpu trace 1, kern_exec trace 2, the whole capture, no API trace, no ncu.
-CAPTURE_VALUES = {"gpu_trace": 1, "kern_exec_trace": 2, "api_trace": None, "windowed": False, "ncu_traces": []}
+CAPTURE_VALUES = {"gpu_trace": 1, "kern_exec_trace": 2, "api_trace": None, "ncu_traces": []}
 
 
 def literal(value: Any) -> str:
@@ -70,7 +70,7 @@ def given(scope: sqlmodules.Scope, name: str, columns: Sequence[str], rows: Sequ
     select = ", ".join(c if c in typed else f"NULL::BIGINT AS {c}" for c in documented)
     scope.con.execute(f"CREATE OR REPLACE TEMP TABLE {found.creates} AS SELECT {select} FROM given_rows")
     scope.con.execute("DROP TABLE given_rows")
-    scope.built.update(m.name for m in sqlmodules.order([name]))
+    scope.built.update(done for done, _ in sqlmodules.order([name], scope.substitutes))
 
 
 @pytest.fixture

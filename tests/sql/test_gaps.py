@@ -107,6 +107,6 @@ def test_given_marks_the_requirements_built(scope):
     """The loader must not rebuild what a test gave: kernel_gaps and everything it requires are built."""
     given(scope, "launches.kernel_gaps", ["device", "gap_ns"], [("A", 5)])
     assert {"launches.kernel_gaps", "scope.kernels", "scope.launches", "scope.ops", "scope.names",
-            "scope.window_ranges"} <= scope.built
+            "scope.inputs"} <= scope.built
     scope.build("launches.kernel_gaps")  # nothing to do: the given rows stay
     assert scope.con.execute("SELECT device, gap_ns FROM kernel_gaps").fetchall() == [("A", 5)]

@@ -12,7 +12,7 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from nsight_ingest import history, pipeline, sqlmodules, store
+from nsight_ingest import history, pipeline, sqlmodules, store, windows
 from nsight_ingest.analysis import ranks
 from nsight_ingest.analysis.ncu import COMMON_METRICS
 from nsight_ingest.rules import load_rule_set
@@ -32,7 +32,7 @@ def test_there_are_modules_of_every_family():
 @pytest.mark.parametrize("name", MODULES)
 def test_requirements_exist_and_columns_are_documented(name):
     found = sqlmodules.module(name)
-    ordered = [m.name for m in sqlmodules.order([name])]  # raises when a requirement does not exist
+    ordered = [done for done, _ in sqlmodules.order([name])]  # raises when a requirement does not exist
     assert ordered[-1] == name and set(found.requires) <= set(ordered)
     assert found.columns, f"{name}: the header documents no output column"
     assert len({c.name for c in found.columns}) == len(found.columns), f"{name}: a column documented twice"
@@ -43,6 +43,7 @@ class Inputs:
     """The scopes every family of modules runs in, and the parameters modules take (each takes those it names)."""
 
     capture: sqlmodules.Scope
+    window: sqlmodules.Scope
     ncu: sqlmodules.Scope
     ranks: sqlmodules.Scope
     history: sqlmodules.Scope
@@ -50,6 +51,10 @@ class Inputs:
     params: dict
 
     def scope_of(self, name: str) -> sqlmodules.Scope:
+        if name in pipeline.WINDOW_SUBSTITUTES.values():
+            return self.window
+        if name == "scope.ncu_ops":
+            return self.ncu
         family = name.split(".")[0]
         return getattr(self, family) if family in ("ncu", "ranks", "history", "compare") else self.capture
 
@@ -96,8 +101,14 @@ def inputs(tmp_path_factory) -> Inputs:
         "warmup": 0, "final": 0,  # compare.abba
         "nvtx_trace": capture.nvtx.trace_id, "name": "step 1", "pattern": "step \\d+",  # scope.nvtx_ranges
     }
-    return Inputs(pipeline.capture_scope(run, capture), pipeline.ncu_scope(ncu_run, [ncu]), rank_scope, history_scope,
-                  compare_scope, params)
+    # a window on a connection of its own: its substitutes replace the capture's views by tables
+    window_run = pipeline.Run(store.connect(), run.rule_set)
+    window_capture = pipeline.open_capture(window_run, pipeline.CaptureFiles(
+        str(SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv"),
+        nvtx_trace=str(SAMPLES / "h200_dit_graph_nvtx_pushpop_trace.csv")))
+    window = pipeline.capture_scope(window_run, window_capture, windows.time_range("0:"))
+    return Inputs(pipeline.capture_scope(run, capture), window, pipeline.ncu_scope(ncu_run, [ncu]), rank_scope,
+                  history_scope, compare_scope, params)
 
 
 def output_columns(inputs: Inputs, name: str) -> list[str]:
@@ -165,3 +176,15 @@ def test_a_requirement_cycle_is_reported(sql_root):
               "a/two": "-- requires: a.one\n-- creates: two\n--   x  a column\n"})
     with pytest.raises(sqlmodules.ModuleError, match=r"cycle: a\.one -> a\.two -> a\.one"):
         sqlmodules.order(["a.one"])
+
+
+@pytest.mark.parametrize(("name", "replacement"),
+                         [*pipeline.WINDOW_SUBSTITUTES.items(), ("scope.ops", "scope.ncu_ops")])
+def test_substitutes_build_what_they_stand_in_for(name, replacement):
+    found = sqlmodules.substitute(name, replacement)  # raises unless the relation and its columns are the same
+    assert found.creates == sqlmodules.module(name).creates
+
+
+def test_a_substitute_must_build_the_same_relation():
+    with pytest.raises(sqlmodules.ModuleError, match=r"cannot stand in for scope\.ops"):
+        sqlmodules.substitute("scope.ops", "scope.launches")

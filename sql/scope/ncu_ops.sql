@@ -1,0 +1,20 @@
+-- scope.ops of an ncu scope (it stands in for it): each launch profiled in the ncu exports is a kernel, in
+-- profiling order (its ID) on its stream; the device label carries the export's trace id, so that two exports
+-- never mix. ncu launches have no GPU time.
+-- requires: scope.inputs
+-- creates: scope_ops
+--   op_kind         'kernel'
+--   device          '<trace id>:<device index as ncu prints it>'
+--   device_index    NULL
+--   stream_id       CUDA stream
+--   start_ns        NULL
+--   end_ns          NULL
+--   duration_ns     0
+--   launch_order    the launch's ID in its export
+--   name            kernel name (ncu dialect)
+CREATE OR REPLACE TEMP VIEW scope_ops AS
+    SELECT 'kernel' AS op_kind, trace_id || ':' || coalesce(device, '') AS device, NULL::INTEGER AS device_index,
+           stream_id, NULL::BIGINT AS start_ns, NULL::BIGINT AS end_ns, 0::BIGINT AS duration_ns,
+           result_id AS launch_order, kernel_name AS name
+    FROM ncu_results
+    WHERE list_contains((SELECT ncu_traces FROM scope_inputs), trace_id);
