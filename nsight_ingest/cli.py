@@ -13,7 +13,6 @@ from typing import Annotated, Any
 import typer
 
 from nsight_ingest import registry
-from nsight_ingest.analysis.ranks import RANK_PATTERN
 from nsight_ingest.errors import InputError
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
@@ -155,8 +154,9 @@ def ingest(
 def ranks(
     files: Annotated[list[str], typer.Argument(help="one cuda_gpu_trace (CSV or nsys .sqlite) per rank, or one "
                                                      "file holding several GPUs")],
-    rank_pattern: Annotated[str, typer.Option("--rank-pattern", help="regex whose group 1 is the rank in a file "
-                                                                     "name")] = RANK_PATTERN,
+    rank_pattern: Annotated[str | None, typer.Option("--rank-pattern", help="regex whose group 1 is the rank in a "
+                                                                            "file name (default: rank3, _r3)")]
+    = None,
     offset: Annotated[list[str] | None, typer.Option("--offset", help="RANK=NS: that rank's clock offset, instead "
                                                                       "of the estimate; repeatable")] = None,
     nvtx: Annotated[str | None, typer.Option("--nvtx", help="each rank's NVTX range of this name is its step")]

@@ -11,8 +11,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest import store, windows
-from nsight_ingest.analysis import compare as deltas
-from nsight_ingest.analysis import integrity, ncu, ranks
+from nsight_ingest.analysis import integrity
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers.source import is_sqlite, sibling
 from nsight_ingest.registry import CLASSIFY, LAUNCHES, Analysis
@@ -152,14 +151,19 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
 
 def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:
     """The ncu analysis of Nsight Compute exports (raw or details pages): each profiled launch, classified."""
+    from nsight_ingest.analysis import ncu  # here, not above: without a bytecode cache every import is compiled
+
     inputs = [store.ingest_ncu(run.con, path) for path in paths]
     return ncu.answer(ncu_scope(run, inputs), inputs, options)
 
 
-def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str, offsets: list[str], nvtx: str | None,
-                  time_range: str | None) -> dict[str, Any]:
-    """The multi-rank analysis of one capture per rank (or one capture holding several GPUs); `offsets` are
-    RANK=NS items that replace the estimated clock offsets."""
+def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str | None, offsets: list[str],
+                  nvtx: str | None, time_range: str | None) -> dict[str, Any]:
+    """The multi-rank analysis of one capture per rank (or one capture holding several GPUs); `rank_pattern` finds
+    the rank in a file name (ranks.RANK_PATTERN when None); `offsets` are RANK=NS items that replace the estimated
+    clock offsets."""
+    from nsight_ingest.analysis import ranks
+
     given = {}
     for item in offsets:
         rank, _, value = item.partition("=")
@@ -168,7 +172,7 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str, offset
         except ValueError:
             raise InputError(f"--offset {item!r}: expected RANK=NS, both integers") from None
     captures = [open_capture(run, f, need_nvtx=bool(nvtx)) for f in files]
-    sources = ranks.assign(run.con, captures, rank_pattern)
+    sources = ranks.assign(run.con, captures, rank_pattern or ranks.RANK_PATTERN)
     if nvtx:
         sources = ranks.nvtx_steps(run.con, captures, sources, nvtx)
     window = windows.time_range(time_range).ranges[0][:2] if time_range else None
@@ -177,6 +181,8 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str, offset
 
 def compare(run: Run, before: CaptureFiles, after: CaptureFiles) -> dict[str, Any]:
     """Deltas from capture `before` to capture `after`, from the classify and launches analyses of each."""
+    from nsight_ingest.analysis import compare as deltas
+
     parts = []
     for files in (before, after):
         capture = open_capture(run, files)

@@ -14,7 +14,6 @@ from typing import Any
 
 from nsight_ingest.analysis import audit, classify, launches, queue_delay
 from nsight_ingest.analysis.ncu import Thresholds
-from nsight_ingest.report import tables
 
 
 @dataclass(frozen=True)
@@ -35,7 +34,7 @@ class Analysis:
     name: str
     help: str
     answer: Callable[..., dict[str, Any]]
-    print_table: Callable[[dict[str, Any]], None]
+    printer: str  # the function of nsight_ingest.report.tables that prints it (rich loads only for a table)
     options: tuple[Option, ...] = ()
     windows: bool = True  # takes --nvtx / --range / --per-nvtx
     takes_ncu: bool = False  # takes --ncu exports of the same workload
@@ -44,6 +43,12 @@ class Analysis:
     def defaults(self) -> dict[str, Any]:
         """The options at their defaults."""
         return {option.name: option.default for option in self.options}
+
+    def print_table(self, result: dict[str, Any]) -> None:
+        """Print a result of this analysis as text tables."""
+        from nsight_ingest.report import tables
+
+        getattr(tables, self.printer)(result)
 
 
 THRESHOLDS = (
@@ -55,14 +60,14 @@ THRESHOLDS = (
 )
 
 CLASSIFY = Analysis("classify", "Where the kernel time goes, by component, with launch gaps and CPU-GPU launch "
-                    "overlap.", classify.answer, tables.print_classify, THRESHOLDS, takes_ncu=True)
+                    "overlap.", classify.answer, "print_classify", THRESHOLDS, takes_ncu=True)
 LAUNCHES = Analysis("launches", "Why the GPU waits: gap anatomy, launch-call latency, queueing and CPU "
-                    "starvation.", launches.answer, tables.print_launches,
+                    "starvation.", launches.answer, "print_launches",
                     (Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1),))
 QUEUE_DELAY = Analysis("queue-delay", "How long launched kernels waited in the launch queue (kern_exec Queue Dur).",
-                       queue_delay.answer, tables.print_queue_delay)
+                       queue_delay.answer, "print_queue_delay")
 AUDIT = Analysis("audit", "How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, "
-                 "neighbour share.", audit.answer, tables.print_audit,
+                 "neighbour share.", audit.answer, "print_audit",
                  (Option("top", "--top", 10, "unclassified names to list", minimum=1),), cacheable=False)
 
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand).

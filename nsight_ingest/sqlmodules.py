@@ -104,9 +104,10 @@ def all_modules() -> list[Module]:
     return [module(name) for name in names]
 
 
-def common_modules() -> list[Module]:
-    """The modules of `common/` (macros and lookup tables every connection has), in name order."""
-    return [m for m in all_modules() if m.name.startswith("common.")]
+@cache
+def common_sql() -> str:
+    """The SQL of the `common/` modules (macros and lookup tables every connection has), in name order."""
+    return "\n".join(module(f"common.{path.stem}").sql for path in sorted((sql_root() / "common").glob("*.sql")))
 
 
 def substitute(name: str, replacement: str) -> Module:
@@ -178,8 +179,8 @@ def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any]) 
 
 
 def _drop_other_kind(con: duckdb.DuckDBPyConnection, relation: str) -> None:
-    """Drop a temp view or table called `relation` left by another scope on this connection: one scope's module
-    may make it a view where another's makes it a table, and CREATE OR REPLACE cannot change the kind."""
+    """Drop the temp view or table called `relation` that another scope left on this connection: one scope's
+    module may make it a view where another's makes it a table, and CREATE OR REPLACE cannot change the kind."""
     kinds = con.execute("SELECT 'VIEW' FROM duckdb_views() WHERE temporary AND view_name = $name UNION ALL "
                         "SELECT 'TABLE' FROM duckdb_tables() WHERE temporary AND table_name = $name",
                         {"name": relation}).fetchall()
@@ -207,8 +208,13 @@ class Scope:
                 continue
             if found.creates is None:
                 raise ModuleError(f"{found.path}: returns rows; a module can only require modules that create")
-            _drop_other_kind(self.con, found.creates)
-            _run(self.con, found, self.values)
+            try:
+                _run(self.con, found, self.values)
+            except duckdb.CatalogException as exc:
+                if "trying to replace" not in str(exc):
+                    raise
+                _drop_other_kind(self.con, found.creates)
+                _run(self.con, found, self.values)
             if found.filled_by:
                 _filler(found)(self)
             elif found.name in _FILLERS:

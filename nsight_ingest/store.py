@@ -16,7 +16,7 @@ from nsight_ingest import readers
 from nsight_ingest.errors import InputError, explain_duckdb_csv_error
 from nsight_ingest.readers.source import file_hashes, utf8_copy
 from nsight_ingest.sqlfiles import read_sql
-from nsight_ingest.sqlmodules import common_modules
+from nsight_ingest.sqlmodules import common_sql
 
 
 @dataclass(frozen=True)
@@ -73,8 +73,7 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     con.execute(f"SET threads = {max(1, min(threads, limit // MEMORY_PER_THREAD))}")
     if not read_only:
         con.execute(read_sql("schema.sql"))
-        for found in common_modules():
-            con.execute(found.sql)
+        con.execute(common_sql())
         if target == ":memory:" and not details:
             for table, columns in DETAIL_COLUMNS.items():
                 for column in columns:
