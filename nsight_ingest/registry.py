@@ -29,12 +29,15 @@ class Option:
 
 @dataclass(frozen=True)
 class Analysis:
-    """A question answered for one capture or window: `answer(scope, capture, options)` gives its JSON."""
+    """A question answered for one capture or window: `answer(scope, capture, options)` gives its JSON, whose
+    top-level `keys` are always there, from the SQL `modules` it queries (and their requirements)."""
 
     name: str
     help: str
     answer: Callable[..., dict[str, Any]]
     printer: str  # the function of nsight_ingest.report.tables that prints it (rich loads only for a table)
+    modules: tuple[str, ...]
+    keys: tuple[str, ...]
     options: tuple[Option, ...] = ()
     windows: bool = True  # takes --nvtx / --range / --per-nvtx
     takes_ncu: bool = False  # takes --ncu exports of the same workload
@@ -59,16 +62,38 @@ THRESHOLDS = (
     Option("dominance", "--dominance", Thresholds.dominance, "... and more than this times the other throughput"),
 )
 
-CLASSIFY = Analysis("classify", "Where the kernel time goes, by component, with launch gaps and CPU-GPU launch "
-                    "overlap.", classify.answer, "print_classify", THRESHOLDS, takes_ncu=True)
-LAUNCHES = Analysis("launches", "Why the GPU waits: gap anatomy, launch-call latency, queueing and CPU "
-                    "starvation.", launches.answer, "print_launches",
-                    (Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1),))
-QUEUE_DELAY = Analysis("queue-delay", "How long launched kernels waited in the launch queue (kern_exec Queue Dur).",
-                       queue_delay.answer, "print_queue_delay")
-AUDIT = Analysis("audit", "How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, "
-                 "neighbour share.", audit.answer, "print_audit",
-                 (Option("top", "--top", 10, "unclassified names to list", minimum=1),), cacheable=False)
+_SOURCES = ("source_gpu_trace", "source_kernel_exec_trace")
+
+CLASSIFY = Analysis(
+    "classify", "Where the kernel time goes, by component, with launch gaps and CPU-GPU launch overlap.",
+    classify.answer, "print_classify",
+    modules=("scope.summary", "classify.timeline", "classify.components", "scope.launch_coverage",
+             "launches.launch_api", "scope.integrity", "ncu.by_component"),
+    keys=(*_SOURCES, "gpu_span_ns", "gpu_operation_count", "kernel_count", "kernel_time_ns",
+          "kernel_busy_percent_of_span", "launch_gaps", "cpu_gpu_overlap", "components", "classification_policy",
+          "launch_api", "inputs", "devices", "rule_set", "capture_id", "integrity"),
+    options=THRESHOLDS, takes_ncu=True)
+LAUNCHES = Analysis(
+    "launches", "Why the GPU waits: gap anatomy, launch-call latency, queueing and CPU starvation.",
+    launches.answer, "print_launches",
+    modules=("launches.gap_percentiles", "launches.cpu_starved", "launches.stream_gaps", "scope.launch_coverage",
+             "launches.launch_api", "launches.largest_gaps", "launches.gaps_by_component_pair",
+             "launches.queue_delay", "scope.integrity"),
+    keys=(*_SOURCES, "launch_api_calls", "kernels_without_launch_row", "gaps", "largest_gaps",
+          "gaps_by_component_pair", "api_duration_ns", "queue_delay_ns", "cpu_starved_kernel_percent", "integrity",
+          "inputs", "rule_set"),
+    options=(Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1),))
+QUEUE_DELAY = Analysis(
+    "queue-delay", "How long launched kernels waited in the launch queue (kern_exec Queue Dur).",
+    queue_delay.answer, "print_queue_delay",
+    modules=("launches.queue_delay",), keys=(*_SOURCES, "queue_delay_ns", "inputs"))
+AUDIT = Analysis(
+    "audit", "How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, neighbour share.",
+    audit.answer, "print_audit",
+    modules=("audit.context_share", "audit.unclassified", "audit.rule_hits", "audit.overlaps"),
+    keys=("source_gpu_trace", "unclassified", "rules", "dead_rules", "overlapping_names", "neighbour_rules",
+          "rule_set"),
+    options=(Option("top", "--top", 10, "unclassified names to list", minimum=1),), cacheable=False)
 
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand).
 CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY)

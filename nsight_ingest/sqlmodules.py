@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import importlib
 import re
+import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -200,12 +201,14 @@ class Scope:
     context: dict[str, Any] = field(default_factory=dict)
     substitutes: dict[str, str] = field(default_factory=dict)
     built: set[str] = field(default_factory=set)
+    seconds: dict[str, float] = field(default_factory=dict)  # per module: time to build it or to fetch its rows
 
     def build(self, *names: str) -> None:
         """Build these modules and their requirements, each once for this scope."""
         for name, found in order(names, self.substitutes):
             if name in self.built:
                 continue
+            started = time.perf_counter()
             if found.creates is None:
                 raise ModuleError(f"{found.path}: returns rows; a module can only require modules that create")
             try:
@@ -220,6 +223,7 @@ class Scope:
             elif found.name in _FILLERS:
                 raise ModuleError(f"{found.path}: a filler is registered for it, but its header says no 'filled by'")
             self.built.add(name)
+            self.seconds[name] = time.perf_counter() - started
 
     def cursor(self, name: str, /, **params: Any) -> duckdb.DuckDBPyConnection:
         """Run the query module `name` (after its requirements) and return the cursor with its rows."""
@@ -231,7 +235,11 @@ class Scope:
 
     def rows(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """The rows of the query module `name` as dicts."""
-        return dict_rows(self.cursor(name, **params))
+        self.build(*module(name).requires)
+        started = time.perf_counter()
+        rows = dict_rows(self.cursor(name, **params))
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+        return rows
 
     def row(self, name: str, /, **params: Any) -> dict[str, Any]:
         """The one row of a query module that returns one."""

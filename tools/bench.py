@@ -137,6 +137,28 @@ def requery(store_path: Path) -> tuple[float, float]:
     return stored, recomputed
 
 
+def parts(rows: int) -> dict[str, float]:
+    """In process, the median seconds of each part of `classify` on the generated capture over REPEATS runs: the
+    load of each file into a fresh in-memory store, every SQL module it builds or queries, and the rest (Python)."""
+    from nsight_ingest import pipeline, registry, store
+    from nsight_ingest.rules import load_rule_set
+
+    gpu, kern = capture(rows)
+    runs: list[dict[str, float]] = []
+    for _ in range(REPEATS):
+        run_ = pipeline.Run(store.connect(), load_rule_set())
+        started = time.perf_counter()
+        stored = pipeline.open_capture(run_, pipeline.CaptureFiles(str(gpu), str(kern)))
+        loaded = time.perf_counter()
+        scope = pipeline.capture_scope(run_, stored)
+        registry.CLASSIFY.answer(scope, stored, registry.CLASSIFY.defaults())
+        done = time.perf_counter()
+        runs.append({"load both files": loaded - started, **scope.seconds,
+                     "python (shaping, rule set)": done - loaded - sum(scope.seconds.values())})
+        run_.con.close()
+    return {name: statistics.median(r.get(name, 0.0) for r in runs) for name in runs[0]}
+
+
 def measure_ranks(ranks: int, kernels_per_rank: int) -> dict:
     """`nsight-ingest ranks` over `ranks` synthetic rank files of about `kernels_per_rank` kernels each."""
     from tools.gen_ranks import generate
@@ -173,7 +195,13 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--ranks", type=int, default=0, help="also time `ranks` on this many synthetic rank files")
     parser.add_argument("--kernels-per-rank", type=int, default=250_000)
+    parser.add_argument("--parts", action="store_true", help="only the time of each part of classify, in process")
     args = parser.parse_args()
+    if args.parts:
+        timed = parts(args.rows)
+        print(json.dumps(timed, indent=2) if args.json else "\n".join(
+            f"{name:<34}{seconds:>7.3f} s" for name, seconds in sorted(timed.items(), key=lambda kv: -kv[1])))
+        return
     if args.ranks:
         result = measure_ranks(args.ranks, args.kernels_per_rank)
         print(json.dumps(result, indent=2) if args.json else
