@@ -5,7 +5,6 @@ from __future__ import annotations
 import inspect
 import os
 import sys
-from contextlib import contextmanager
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,6 +13,7 @@ import typer
 
 from nsight_ingest import registry
 from nsight_ingest.errors import InputError
+from nsight_ingest.nightly import LOCK_TIMEOUT_S
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Turn Nsight Systems / Nsight Compute CSV exports into answers.")
@@ -69,10 +69,7 @@ Fmt = Annotated[Format, typer.Option("--format", help="output format")]
 NcuFiles = Annotated[list[str] | None, typer.Option("--ncu", help="ncu --csv export (raw or details); repeatable")]
 
 
-def _threshold(name: str):
-    """The typer option of one bound-verdict threshold, as the registry describes it."""
-    option = next(o for o in registry.THRESHOLDS if o.name == name)
-    return typer.Option(option.flag, help=option.help)
+ApiTrace = Annotated[str | None, typer.Option("--api-trace", help="cuda_api_trace CSV of the same capture")]
 def _print(result: Any, fmt: Format, table) -> None:
     from nsight_ingest import report
 
@@ -90,14 +87,31 @@ def _option(option: registry.Option) -> inspect.Parameter:
                              annotation=Annotated[kind, info])
 
 
+def _command(analysis: registry.Analysis, parameters: list[inspect.Parameter], body):
+    """A typer command of `analysis`: these parameters, then the analysis' own options and --format; `body(given)`
+    (given: the parsed values, the options under `options`) returns the result to print."""
+    parameters = [*parameters, *(_option(option) for option in analysis.options),
+                  inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, default=Format.json, annotation=Fmt)]
+
+    def command(**given: Any) -> None:
+        given["options"] = {o.name: given.pop(o.name) for o in analysis.options}
+        _print(body(given), given["fmt"], analysis.print_table)
+
+    command.__signature__ = inspect.Signature(parameters)
+    command.__doc__ = analysis.help
+    return command
+
+
 def _capture_command(analysis: registry.Analysis):
     """The command that answers `analysis` for one capture: its files, store, rules, windows, its own options."""
     keyword = inspect.Parameter.KEYWORD_ONLY
     parameters = [
         inspect.Parameter("gpu_trace", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=GpuTrace),
         inspect.Parameter("kern_exec", keyword, default=None, annotation=KernExec),
-        inspect.Parameter("rules", keyword, default=None, annotation=Rules),
+        inspect.Parameter("api_trace", keyword, default=None, annotation=ApiTrace),
     ]
+    if analysis.uses_rules:
+        parameters.append(inspect.Parameter("rules", keyword, default=None, annotation=Rules))
     if analysis.cacheable:
         parameters.append(inspect.Parameter("db", keyword, default=None, annotation=Db))
     if analysis.windows:
@@ -107,23 +121,19 @@ def _capture_command(analysis: registry.Analysis):
                        inspect.Parameter("per_nvtx", keyword, default=None, annotation=PerNvtx)]
     if analysis.takes_ncu:
         parameters.append(inspect.Parameter("ncu", keyword, default=None, annotation=NcuFiles))
-    parameters += [_option(option) for option in analysis.options]
-    parameters.append(inspect.Parameter("fmt", keyword, default=Format.json, annotation=Fmt))
 
-    def command(**given: Any) -> None:
+    def body(given: dict[str, Any]) -> Any:
         from nsight_ingest import pipeline
 
-        run = _run(given.get("db"), given["rules"])
+        run = _run(given.get("db"), given.get("rules"))
         files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given.get("nvtx_trace"),
-                                      ncu=tuple(given.get("ncu") or ()))
+                                      given["api_trace"], tuple(given.get("ncu") or ()))
         choice = pipeline.WindowChoice(given.get("nvtx"), given.get("time_range"), given.get("per_nvtx"))
-        result = pipeline.analyse(run, analysis, files, {o.name: given[o.name] for o in analysis.options}, choice)
+        result = pipeline.analyse(run, analysis, files, given["options"], choice)
         _warn_about(run)
-        _print(result, given["fmt"], analysis.print_table)
+        return result
 
-    command.__signature__ = inspect.Signature(parameters)
-    command.__doc__ = analysis.help
-    return command
+    return _command(analysis, parameters, body)
 
 
 for _analysis in registry.CAPTURE_COMMANDS:
@@ -140,105 +150,88 @@ def ingest(
     from nsight_ingest import pipeline, report
 
     run = _run(db, None)
-    loaded = []
-    for path in gpu_traces:
-        capture = pipeline.open_capture(run, pipeline.CaptureFiles(path))
-        loaded.append({"capture_id": capture.capture_id,
-                       "inputs": [{"path": i.path, "role": role, "trace_id": i.trace_id, "rows": i.rows,
-                                   "sha256": i.sha256, "already_stored": i.reused} for i, role in capture.roles()]})
+    loaded = pipeline.ingest(run, gpu_traces)
     _warn_about(run)
     print(report.to_json(loaded))
 
 
-@app.command()
-def ranks(
-    files: Annotated[list[str], typer.Argument(help="one cuda_gpu_trace (CSV or nsys .sqlite) per rank, or one "
-                                                     "file holding several GPUs")],
-    rank_pattern: Annotated[str | None, typer.Option("--rank-pattern", help="regex whose group 1 is the rank in a "
-                                                                            "file name (default: rank3, _r3)")]
-    = None,
-    offset: Annotated[list[str] | None, typer.Option("--offset", help="RANK=NS: that rank's clock offset, instead "
-                                                                      "of the estimate; repeatable")] = None,
-    nvtx: Annotated[str | None, typer.Option("--nvtx", help="each rank's NVTX range of this name is its step")]
-    = None,
-    time_range: Annotated[str | None, typer.Option("--range", help="START_NS:END_NS on the aligned clock")] = None,
-    db: Db = None,
-    fmt: Fmt = Format.json,
-) -> None:
-    """Several ranks: aligned span, idle time of all GPUs, NCCL and all-gather time, collective skew and waiting."""
+def _ranks(given: dict[str, Any]) -> Any:
     from nsight_ingest import pipeline
-    from nsight_ingest.report import tables
 
-    run = _run(db, None)
-    result = pipeline.analyse_ranks(run, [pipeline.CaptureFiles(path) for path in files], rank_pattern,
-                                    offset or [], nvtx, time_range)
+    run = _run(given["db"], None)
+    result = pipeline.analyse_ranks(run, [pipeline.CaptureFiles(path) for path in given["files"]],
+                                    given["rank_pattern"], given["offset"] or [], given["nvtx"], given["time_range"])
     _warn_about(run)
-    _print(result, fmt, tables.print_ranks)
+    return result
 
 
-@app.command(name="ncu")
-def ncu_command(
-    files: Annotated[list[str], typer.Argument(help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")],
-    rules: Rules = None, db: Db = None,
-    latency_below: Annotated[float, _threshold("latency_below")] = registry.THRESHOLDS[0].default,
-    bound_at_least: Annotated[float, _threshold("bound_at_least")] = registry.THRESHOLDS[1].default,
-    dominance: Annotated[float, _threshold("dominance")] = registry.THRESHOLDS[2].default,
-    all_metrics: Annotated[bool, typer.Option("--all-metrics", help="every metric, not just the common ones")] = False,
-    fmt: Fmt = Format.json,
-) -> None:
-    """Nsight Compute metrics per profiled kernel, in base units, with compute/memory/latency-bound verdicts."""
+app.command(name="ranks")(_command(registry.RANKS, [
+    inspect.Parameter("files", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Annotated[list[str], typer.Argument(
+        help="one cuda_gpu_trace (CSV or nsys .sqlite) per rank, or one file holding several GPUs")]),
+    inspect.Parameter("rank_pattern", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
+        str | None, typer.Option("--rank-pattern", help="regex whose group 1 is the rank in a file name "
+                                                        "(default: rank3, _r3)")]),
+    inspect.Parameter("offset", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
+        list[str] | None, typer.Option("--offset", help="RANK=NS: that rank's clock offset, instead of the "
+                                                        "estimate; repeatable")]),
+    inspect.Parameter("nvtx", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
+        str | None, typer.Option("--nvtx", help="each rank's NVTX range of this name is its step")]),
+    inspect.Parameter("time_range", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
+        str | None, typer.Option("--range", help="START_NS:END_NS on the aligned clock")]),
+    inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Db),
+], _ranks))
+
+
+def _ncu(given: dict[str, Any]) -> Any:
     from nsight_ingest import pipeline
-    from nsight_ingest.report import tables
 
-    run = _run(db, rules)
-    options = {"latency_below": latency_below, "bound_at_least": bound_at_least, "dominance": dominance,
-               "all_metrics": all_metrics}
-    _print(pipeline.analyse_ncu(run, files, options), fmt, tables.print_ncu)
+    return pipeline.analyse_ncu(_run(given["db"], given["rules"]), given["files"], given["options"])
 
 
-@app.command()
-def compare(
-    a: Annotated[str | None, typer.Argument(help="cuda_gpu_trace of the 'before' capture")] = None,
-    b: Annotated[str | None, typer.Argument(help="cuda_gpu_trace of the 'after' capture")] = None,
-    rules: Rules = None,
-    abba: Annotated[Path | None, typer.Option("--abba", help="per-update timings CSV: trial, variant, update, "
-                                                            "seconds (variants before/after)")] = None,
-    warmup: Annotated[int, typer.Option("--warmup", min=0, help="first updates of each trial to drop")] = 2,
-    final: Annotated[int, typer.Option("--final", min=0, help="last updates of each trial to drop")] = 1,
-    fmt: Fmt = Format.json,
-) -> None:
-    """Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba)."""
+app.command(name="ncu")(_command(registry.NCU, [
+    inspect.Parameter("files", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Annotated[list[str], typer.Argument(
+        help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")]),
+    inspect.Parameter("rules", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Rules),
+    inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Db),
+], _ncu))
+
+
+def _compare(given: dict[str, Any]) -> Any:
     from nsight_ingest import pipeline
-    from nsight_ingest.analysis import compare as analysis
-    from nsight_ingest.report import tables
+    from nsight_ingest.analysis import compare
 
+    a, b, abba = given["a"], given["b"], given["abba"]
     if abba is not None:
         if a or b:
             raise InputError("give either two captures or --abba TIMINGS.csv, not both")
-        result = analysis.abba(abba, warmup, final)
-    else:
-        if not (a and b):
-            raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
-        run = _run(None, rules)
-        result = pipeline.compare(run, pipeline.CaptureFiles(a), pipeline.CaptureFiles(b))
-        _warn_about(run)
-    _print(result, fmt, tables.print_compare)
+        return compare.abba(abba, given["warmup"], given["final"])
+    if not (a and b):
+        raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
+    run = _run(None, given["rules"])
+    result = pipeline.compare(run, pipeline.CaptureFiles(a), pipeline.CaptureFiles(b))
+    _warn_about(run)
+    return result
+
+
+app.command(name="compare")(_command(registry.COMPARE, [
+    inspect.Parameter("a", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=Annotated[
+        str | None, typer.Argument(help="cuda_gpu_trace of the 'before' capture")]),
+    inspect.Parameter("b", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=Annotated[
+        str | None, typer.Argument(help="cuda_gpu_trace of the 'after' capture")]),
+    inspect.Parameter("rules", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Rules),
+    inspect.Parameter("abba", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
+        Path | None, typer.Option("--abba", help="per-update timings CSV: trial, variant, update, seconds "
+                                                 "(variants before/after)")]),
+    inspect.Parameter("warmup", inspect.Parameter.KEYWORD_ONLY, default=2, annotation=Annotated[
+        int, typer.Option("--warmup", min=0, help="first updates of each trial to drop")]),
+    inspect.Parameter("final", inspect.Parameter.KEYWORD_ONLY, default=1, annotation=Annotated[
+        int, typer.Option("--final", min=0, help="last updates of each trial to drop")]),
+], _compare))
 
 
 class Scheduler(StrEnum):
     local = "local"
     dask = "dask"
-
-
-@contextmanager
-def _progress_bar(total: int, label: str):
-    """A progress bar on stderr; yields a callback to call once per finished item."""
-    from rich.console import Console
-    from rich.progress import Progress
-
-    with Progress(console=Console(stderr=True), transient=True) as progress:
-        task = progress.add_task(label, total=total)
-        yield lambda _item: progress.advance(task)
 
 
 @app.command()
@@ -263,7 +256,7 @@ def summarize(
     report_dir: Annotated[Path | None, typer.Option("--report-dir", help="where the .md/.html reports go "
                                                                         "(default: HISTORY/reports)")] = None,
     lock_timeout: Annotated[float, typer.Option("--lock-timeout", help="seconds to wait for the history lock")]
-    = 60.0,
+    = LOCK_TIMEOUT_S,
 ) -> None:
     """Nightly job: summarize new traces into a Parquet history, check regressions, write reports.
 
@@ -272,15 +265,14 @@ def summarize(
 
     from nsight_ingest import nightly
     from nsight_ingest.history import Baseline
+    from nsight_ingest.report.progress import progress_bar
     from nsight_ingest.rules import load_rule_set
 
     night = nightly.parse_night(day)
     baseline = nightly.with_directions(Baseline(baseline_runs, mad_k, min_change, min_baseline), direction or [])
-    if scheduler is Scheduler.dask and not dask_address:
-        raise InputError("--scheduler dask needs --dask-address HOST:PORT")
-    runner = nightly.dask_runner(dask_address) if scheduler is Scheduler.dask else nightly.local_runner(workers)
+    runner = nightly.runner(scheduler.value, dask_address, workers)
     load_rule_set(rules)  # a broken rule set fails here, once, not in every worker
-    with _progress_bar(len(nightly.discover(directory)), "summarizing") as advance:
+    with progress_bar(len(nightly.discover(directory)), "summarizing") as advance:
         outcome = nightly.job(directory, history, night, str(rules) if rules else None, runner, baseline, report_dir,
                               advance, lock_timeout)
     print(json.dumps(outcome.summary, indent=2, default=str))
@@ -297,20 +289,10 @@ def query(
     fmt: Annotated[QueryFormat, typer.Option("--format", help="output format")] = QueryFormat.table,
 ) -> None:
     """Run your own SQL on a persisted store (read-only)."""
-    import duckdb
-
     from nsight_ingest import report, store
     from nsight_ingest.report import tables
 
-    if not Path(db).is_file():
-        raise InputError(f"{db}: no such store")
-    con = store.connect(db, read_only=True)
-    try:
-        cursor = con.execute(sql)
-    except duckdb.Error as exc:
-        raise InputError(f"query failed: {str(exc).splitlines()[0]}") from None
-    columns = [d[0] for d in cursor.description] if cursor.description else []
-    rows = cursor.fetchall() if columns else []
+    columns, rows = store.query(db, sql)
     if fmt is QueryFormat.table:
         tables.print_rows(columns, rows)
     elif fmt is QueryFormat.csv:

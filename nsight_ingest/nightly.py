@@ -17,13 +17,14 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from nsight_ingest import history, pipeline, registry, store
+from nsight_ingest import history, pipeline, store
 from nsight_ingest.errors import InputError
 from nsight_ingest.pipeline import CaptureFiles
 from nsight_ingest.readers.source import file_hashes, sibling
 from nsight_ingest.rules import load_rule_set
 
 GPU_TRACE = re.compile(r"^(?P<capture>.+)_cuda_gpu_trace\.csv(?:\.gz)?$")
+LOCK_TIMEOUT_S = 60.0  # how long a run waits for another run's history lock
 
 
 @dataclass(frozen=True)
@@ -55,10 +56,7 @@ def discover(directory: str | Path) -> list[NamedCapture]:
 def capture_rows(capture: NamedCapture, rules_dir: str | None) -> dict[str, Any]:
     """Summarize one capture: its gpu-trace sha256 and its history rows."""
     run = pipeline.Run(store.connect(), load_rule_set(rules_dir))
-    stored = pipeline.open_capture(run, capture.files)
-    scope = pipeline.capture_scope(run, stored)
-    summary = registry.CLASSIFY.answer(scope, stored, registry.CLASSIFY.defaults())
-    launch = registry.LAUNCHES.answer(scope, stored, registry.LAUNCHES.defaults())
+    stored, summary, launch = pipeline.classify_and_launches(run, capture.files)
     return {"trace_sha256": stored.gpu_trace.sha256, "rule_set_version": run.rule_set.version,
             "rows": history.metric_rows(summary, launch)}
 
@@ -84,6 +82,16 @@ def local_runner(workers: int | None) -> Runner:
                 yield futures[future], error if error else future.result()
 
     return run
+
+
+def runner(scheduler: str, dask_address: str | None, workers: int | None) -> Runner:
+    """The runner a scheduler names: `local` (a process pool of `workers`) or `dask` (the cluster at
+    `dask_address`)."""
+    if scheduler == "dask":
+        if not dask_address:
+            raise InputError("--scheduler dask needs --dask-address HOST:PORT")
+        return dask_runner(dask_address)
+    return local_runner(workers)
 
 
 def dask_runner(address: str) -> Runner:
@@ -117,7 +125,7 @@ class RunResult:
 
 
 def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: str | None, runner: Runner,
-              progress: Callable[[str], None] = lambda _: None, lock_timeout: float = 60.0) -> RunResult:
+              progress: Callable[[str], None] = lambda _: None, lock_timeout: float = LOCK_TIMEOUT_S) -> RunResult:
     """Summarize every new capture of `directory` into the history (holding its lock), capture by capture."""
     from filelock import FileLock, Timeout
 
@@ -182,7 +190,7 @@ class Outcome:
 
 def job(directory: str | Path, history_dir: Path, day: date, rules_dir: str | None, runner: Runner,
         baseline: history.Baseline, report_dir: Path | None, progress: Callable[[str], None] = lambda _: None,
-        lock_timeout: float = 60.0) -> Outcome:
+        lock_timeout: float = LOCK_TIMEOUT_S) -> Outcome:
     """The whole nightly job: summarize, check the night against its baseline, write the markdown and HTML
     reports (default folder HISTORY/reports)."""
     from nsight_ingest.report import nightly_page

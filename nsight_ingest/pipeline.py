@@ -11,12 +11,12 @@ from typing import Any
 import duckdb
 
 from nsight_ingest import store, windows
-from nsight_ingest.analysis import integrity
+from nsight_ingest.analysis import integrity, ranks
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers.source import is_sqlite, sibling
-from nsight_ingest.registry import CLASSIFY, LAUNCHES, Analysis
+from nsight_ingest.registry import CLASSIFY, COMPARE, LAUNCHES, NCU, RANKS, Analysis
 from nsight_ingest.rules import RuleSet
-from nsight_ingest.sqlmodules import Scope
+from nsight_ingest.sqlmodules import ModuleError, Scope, order
 
 
 @dataclass(frozen=True)
@@ -113,10 +113,23 @@ def _windows(run: Run, capture: store.Capture, choice: WindowChoice) -> list[win
     return [None]
 
 
+def _answered(analysis: Analysis, scope: Scope, *args: Any, **kwargs: Any) -> dict[str, Any]:
+    """The analysis' answer in `scope`, once it is seen to keep the registry's word: its keys there, no module
+    queried that the entry does not name (or require)."""
+    earlier = set(scope.seconds)
+    result = analysis.answer(scope, *args, **kwargs)
+    missing = set(analysis.keys) - set(result)
+    undeclared = set(scope.seconds) - earlier - {name for name, _ in order(analysis.modules, scope.substitutes)}
+    if missing or undeclared:
+        raise ModuleError(f"analysis {analysis.name} breaks its registry entry: keys missing {sorted(missing)}, "
+                          f"modules not declared {sorted(undeclared)}")
+    return result
+
+
 def answer(run: Run, analysis: Analysis, capture: store.Capture, options: dict[str, Any],
            window: windows.Window | None = None) -> dict[str, Any]:
     """One registered analysis of one capture (or window of it), uncached."""
-    return analysis.answer(capture_scope(run, capture, window), capture, options)
+    return _answered(analysis, capture_scope(run, capture, window), capture, options)
 
 
 def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str, Any],
@@ -126,7 +139,8 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
     The analysis name and options (rule-set version included), with the inputs' trace ids and the window choice,
     key the result in the store, so asking again reads the stored result."""
     capture = open_capture(run, files, choice.needs_nvtx)
-    key = json.dumps({"command": analysis.name, **options, "rule_set_version": run.rule_set.version,
+    rules = {"rule_set_version": run.rule_set.version} if analysis.uses_rules else {}
+    key = json.dumps({"command": analysis.name, **options, **rules,
                       "inputs": sorted(i.trace_id for i, _ in capture.roles()),
                       "nvtx": choice.nvtx, "range": choice.time_range, "per_nvtx": choice.per_nvtx},
                      sort_keys=True, default=str)
@@ -143,18 +157,42 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
         result = {"per_nvtx": choice.per_nvtx, "windows": parts} if choice.per_nvtx else parts[0]
         if analysis.cacheable:
             store.remember_result(run.con, capture.capture_id, key, result)
+    _warn_integrity(run, capture, result)
+    return result
+
+
+def _warn_integrity(run: Run, capture: store.Capture, result: dict[str, Any]) -> None:
     for part in result.get("windows", [result]):
         if "integrity" in part:
             run.warnings.extend(integrity.warnings(part["integrity"], capture))
-    return result
+
+
+def ingest(run: Run, paths: list[str]) -> list[dict[str, Any]]:
+    """Load captures (each gpu trace with its siblings) into the store without analysing them: what was stored."""
+    loaded = []
+    for path in paths:
+        capture = open_capture(run, CaptureFiles(path))
+        loaded.append({"capture_id": capture.capture_id,
+                       "inputs": [{"path": i.path, "role": role, "trace_id": i.trace_id, "rows": i.rows,
+                                   "sha256": i.sha256, "already_stored": i.reused} for i, role in capture.roles()]})
+    return loaded
+
+
+def classify_and_launches(run: Run, files: CaptureFiles) -> tuple[store.Capture, dict[str, Any], dict[str, Any]]:
+    """The classify and launches results of a whole capture at their defaults, on one scope (its modules are built
+    once for both), with their integrity warnings."""
+    capture = open_capture(run, files)
+    scope = capture_scope(run, capture)
+    summary = _answered(CLASSIFY, scope, capture, CLASSIFY.defaults())
+    launch = _answered(LAUNCHES, scope, capture, LAUNCHES.defaults())
+    _warn_integrity(run, capture, summary)
+    return capture, summary, launch
 
 
 def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:
     """The ncu analysis of Nsight Compute exports (raw or details pages): each profiled launch, classified."""
-    from nsight_ingest.analysis import ncu  # here, not above: without a bytecode cache every import is compiled
-
     inputs = [store.ingest_ncu(run.con, path) for path in paths]
-    return ncu.answer(ncu_scope(run, inputs), inputs, options)
+    return _answered(NCU, ncu_scope(run, inputs), inputs, options)
 
 
 def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str | None, offsets: list[str],
@@ -162,8 +200,6 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str | None,
     """The multi-rank analysis of one capture per rank (or one capture holding several GPUs); `rank_pattern` finds
     the rank in a file name (ranks.RANK_PATTERN when None); `offsets` are RANK=NS items that replace the estimated
     clock offsets."""
-    from nsight_ingest.analysis import ranks
-
     given = {}
     for item in offsets:
         rank, _, value = item.partition("=")
@@ -176,18 +212,12 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str | None,
     if nvtx:
         sources = ranks.nvtx_steps(run.con, captures, sources, nvtx)
     window = windows.time_range(time_range).ranges[0][:2] if time_range else None
-    return ranks.analyse(run.con, sources, shared_clock=len(captures) == 1, offsets=given, time_range=window)
+    return _answered(RANKS, Scope(run.con, {}, {"sources": sources}), shared_clock=len(captures) == 1,
+                     offsets=given, time_range=window)
 
 
 def compare(run: Run, before: CaptureFiles, after: CaptureFiles) -> dict[str, Any]:
     """Deltas from capture `before` to capture `after`, from the classify and launches analyses of each."""
-    from nsight_ingest.analysis import compare as deltas
-
-    parts = []
-    for files in (before, after):
-        capture = open_capture(run, files)
-        scope = capture_scope(run, capture)
-        parts.append((CLASSIFY.answer(scope, capture, CLASSIFY.defaults()),
-                      LAUNCHES.answer(scope, capture, LAUNCHES.defaults())))
-    (summary_a, launches_a), (summary_b, launches_b) = parts
-    return deltas.captures(summary_a, summary_b, launches_a, launches_b)
+    _, summary_a, launches_a = classify_and_launches(run, before)
+    _, summary_b, launches_b = classify_and_launches(run, after)
+    return COMPARE.answer(summary_a, summary_b, launches_a, launches_b)

@@ -1,6 +1,7 @@
-"""Every analysis the tool answers, in one table: what it is called, what it computes, its options, how a person
-reads it, and whether its result may be kept in the store. The CLI makes one command per capture analysis and the
-pipeline answers them all the same way (windows, cache, integrity warnings, every input form).
+"""Every analysis the tool answers, in one table: what it is called, what it computes, from which SQL modules,
+the JSON keys it answers with, its options, how a person reads it, and whether its result may be kept in the store.
+The CLI makes one command per capture analysis and the pipeline answers them all the same way (windows, cache,
+integrity warnings, every input form); ncu, ranks and compare take other inputs and have commands of their own.
 
 Adding an analysis: a SQL module under sql/ (its header declares what it requires and returns), a function that
 shapes its rows (analysis/), and an entry here.
@@ -12,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from nsight_ingest.analysis import audit, classify, launches, queue_delay
+from nsight_ingest.analysis import audit, classify, compare, launches, ncu, queue_delay, ranks
 from nsight_ingest.analysis.ncu import Thresholds
 
 
@@ -41,6 +42,7 @@ class Analysis:
     options: tuple[Option, ...] = ()
     windows: bool = True  # takes --nvtx / --range / --per-nvtx
     takes_ncu: bool = False  # takes --ncu exports of the same workload
+    uses_rules: bool = True  # classifies kernels (takes --rules; the rule-set version keys its cached result)
     cacheable: bool = True  # its result may be kept in a --db store and read back
 
     def defaults(self) -> dict[str, Any]:
@@ -86,7 +88,7 @@ LAUNCHES = Analysis(
 QUEUE_DELAY = Analysis(
     "queue-delay", "How long launched kernels waited in the launch queue (kern_exec Queue Dur).",
     queue_delay.answer, "print_queue_delay",
-    modules=("launches.queue_delay",), keys=(*_SOURCES, "queue_delay_ns", "inputs"))
+    modules=("launches.queue_delay",), keys=(*_SOURCES, "queue_delay_ns", "inputs"), uses_rules=False)
 AUDIT = Analysis(
     "audit", "How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, neighbour share.",
     audit.answer, "print_audit",
@@ -97,3 +99,25 @@ AUDIT = Analysis(
 
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand).
 CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY)
+
+# Analyses of other inputs: answered by pipeline.analyse_ncu, analyse_ranks and compare.
+NCU = Analysis(
+    "ncu", "Nsight Compute metrics per profiled kernel, in base units, with compute/memory/latency-bound verdicts.",
+    ncu.answer, "print_ncu",
+    modules=("ncu.metric_values", "ncu.launches", "ncu.groups", "ncu.device_attributes", "ncu.unknown_units"),
+    keys=("inputs", "thresholds", "devices", "kernels", "groups", "unknown_units", "rule_set"),
+    options=(*THRESHOLDS, Option("all_metrics", "--all-metrics", False, "every metric, not just the common ones")),
+    windows=False, cacheable=False)
+RANKS = Analysis(
+    "ranks", "Several ranks: aligned span, idle time of all GPUs, NCCL and all-gather time, collective skew and "
+    "waiting.", ranks.analyse, "print_ranks",
+    modules=("ranks.clock_estimates", "ranks.span", "ranks.per_rank", "ranks.all_idle", "ranks.collectives"),
+    keys=("aligned_profile_span_seconds", "non_nccl_kernel_seconds_per_gpu", "both_gpus_idle_ms",
+          "both_gpus_idle_percent_of_aligned_span", "ranks", "collectives", "aligned_span_ns"),
+    windows=False, uses_rules=False, cacheable=False)
+COMPARE = Analysis(
+    "compare", "Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba).",
+    compare.captures, "print_compare", modules=(*CLASSIFY.modules, *LAUNCHES.modules),
+    keys=("a", "b", "kernel_time_ms", "speedup", "gpu_span_ms", "kernel_busy_percent", "components", "appeared",
+          "vanished", "launch_gaps", "launch_overlap_percent", "cpu_starved_kernel_percent"),
+    windows=False, cacheable=False)

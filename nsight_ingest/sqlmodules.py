@@ -6,7 +6,9 @@ A module is named by its path: `sql/launches/kernel_gaps.sql` is `launches.kerne
   rows are the answer), followed by one `--   column  meaning (unit)` line per output column, in order;
 - `-- filled by: MODULE`: a Python module whose function, registered with `fills`, adds rows after the SQL ran
   (the classification rules are user SQL run by nsight_ingest.rules).
-Parameters are DuckDB `$name` parameters, taken from the scope's and the call's values by name.
+Parameters are DuckDB `$name` parameters, taken from the scope's and the call's values by name. The `common.*`
+modules (macros and lookup tables) are part of every store connection (store.connect runs them): requiring one
+only says that a module uses it.
 """
 
 from __future__ import annotations
@@ -189,24 +191,38 @@ def _drop_other_kind(con: duckdb.DuckDBPyConnection, relation: str) -> None:
         con.execute(f'DROP {kind} temp."{relation}"')
 
 
+# The scope whose relations each connection holds now (by id of the connection): the relations are temp tables and
+# views with fixed names, so a scope made later on the same connection replaces them.
+_CURRENT: dict[int, int] = {}
+
+
 @dataclass
 class Scope:
     """What an analysis looks at (a capture, a window of it, ncu launches) on one connection, with the modules
     built for it so far. `values` are the scope's parameters (trace ids, ...); `context` holds Python objects
     fillers need (the rule set); `substitutes` names modules that build a relation in this scope's own way in
-    place of another (a window copies its part of the capture where a whole capture is read through a view)."""
+    place of another (a window copies its part of the capture where a whole capture is read through a view).
+    A connection holds one scope's relations at a time: using a scope again after another one used the connection
+    builds its modules again."""
 
     con: duckdb.DuckDBPyConnection
     values: dict[str, Any]
     context: dict[str, Any] = field(default_factory=dict)
     substitutes: dict[str, str] = field(default_factory=dict)
     built: set[str] = field(default_factory=set)
-    seconds: dict[str, float] = field(default_factory=dict)  # per module: time to build it or to fetch its rows
+    seconds: dict[str, float] = field(default_factory=dict)  # per module: time to build it, or to run and fetch
+    # its rows (rows())
+
+    def __post_init__(self) -> None:
+        _CURRENT[id(self.con)] = id(self)
 
     def build(self, *names: str) -> None:
         """Build these modules and their requirements, each once for this scope."""
+        if names and _CURRENT.get(id(self.con)) != id(self):  # another scope replaced this one's relations
+            _CURRENT[id(self.con)] = id(self)
+            self.built.clear()
         for name, found in order(names, self.substitutes):
-            if name in self.built:
+            if name in self.built or name.startswith("common."):
                 continue
             started = time.perf_counter()
             if found.creates is None:
@@ -254,5 +270,8 @@ def dict_rows(cursor: duckdb.DuckDBPyConnection) -> list[dict[str, Any]]:
 
 
 def query(con: duckdb.DuckDBPyConnection, name: str, /, **params: Any) -> list[dict[str, Any]]:
-    """The rows of a query module that requires nothing built (it reads the store or the relations given)."""
-    return Scope(con, {}).rows(name, **params)
+    """The rows of a query module that reads the store alone (it requires no module of a scope)."""
+    found = module(name)
+    if found.creates is not None or any(not r.startswith("common.") for r in found.requires):
+        raise ModuleError(f"{found.path}: not a query of the store alone; run it in a Scope")
+    return dict_rows(_run(con, found, params))

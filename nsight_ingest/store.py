@@ -260,6 +260,19 @@ def stored_capture(con: duckdb.DuckDBPyConnection, capture_id: int) -> Capture:
     return Capture(capture_id, stored(row[0]), stored(row[1]), stored(row[2]), api=stored(row[3]))
 
 
+def query(path: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
+    """The columns and rows of the user's SQL on a store in a file, opened read-only."""
+    if not Path(path).is_file():
+        raise InputError(f"{path}: no such store")
+    con = connect(path, read_only=True)
+    try:
+        cursor = con.execute(sql)
+    except duckdb.Error as exc:
+        raise InputError(f"query failed: {str(exc).splitlines()[0]}") from None
+    columns = [d[0] for d in cursor.description] if cursor.description else []
+    return columns, cursor.fetchall() if columns else []
+
+
 def cached_result(con: duckdb.DuckDBPyConnection, capture_id: int, request: str) -> dict | None:
     """A result stored for this capture and request (command, options, rule-set version), if any."""
     row = con.execute("SELECT result FROM summaries WHERE capture_id = ? AND request = ?",

@@ -109,11 +109,11 @@ def _offsets(scope: Scope, sources: list[RankSource], shared_clock: bool,
     return offsets
 
 
-def analyse(con: duckdb.DuckDBPyConnection, sources: list[RankSource], *, shared_clock: bool,
-            offsets: dict[int, int] | None = None, time_range: tuple[int, int] | None = None) -> dict[str, Any]:
+def analyse(scope: Scope, *, shared_clock: bool, offsets: dict[int, int] | None = None,
+            time_range: tuple[int, int] | None = None) -> dict[str, Any]:
     """The multi-rank summary (the aligned span, every GPU idle, per-rank NCCL and all-gather time), per-rank
-    blocks and per-collective skew."""
-    scope = Scope(con, {}, {"sources": sources})
+    blocks and per-collective skew, of the ranks' sources (the scope's context `sources`)."""
+    sources: list[RankSource] = scope.context["sources"]
     clocks = _offsets(scope, sources, shared_clock, offsets or {})
     scope.context["clocks"] = clocks
     windows = [s.window for s in sources if s.window]

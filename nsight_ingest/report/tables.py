@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from nsight_ingest.analysis import PERCENTILE_KEYS
+from nsight_ingest.analysis import PERCENTILE_KEYS, percent
 from nsight_ingest.analysis.ncu import DRAM_THROUGHPUT, L2_HIT_RATE, MEMORY_THROUGHPUT, SM_THROUGHPUT
 
 if TYPE_CHECKING:
@@ -72,7 +72,7 @@ def _components_table(components: dict[str, Any], policy: dict[str, str] | None)
         cells = [escape(name), f"{c['milliseconds']:,.3f}", _pct(c["percent_of_kernel_time"]), str(c["launches"])]
         table.add_row(*cells, *([policy.get(name, "")] if policy is not None else []))
         for sub, s in c.get("sub_components", {}).items():
-            share = 100.0 * s["milliseconds"] / c["milliseconds"] if c["milliseconds"] else None
+            share = percent(s["milliseconds"], c["milliseconds"])
             table.add_row(f"  {sub}", f"{s['milliseconds']:,.3f}", f"({_pct(share)})", str(s["launches"]),
                           *([""] if policy is not None else []))
     return table

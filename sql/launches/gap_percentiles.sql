@@ -1,6 +1,6 @@
 -- Distribution of positive GPU idle gaps between kernels, per device and over all devices (device NULL).
 -- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (ns_percentiles).
--- requires: launches.kernel_gaps
+-- requires: launches.kernel_gaps, common.percentiles
 -- returns: rows
 --   device              device label; NULL for every device together
 --   positive_gap_count  gaps longer than 0 ns

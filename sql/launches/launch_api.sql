@@ -3,7 +3,7 @@
 -- start and duration, so a call is a distinct (pid, tid, api_start_ns, api_duration_ns): a thread runs one API call
 -- at a time, so the function need not be part of the key (grouping on integers alone is twice as fast).
 -- Percentiles come from the calls counted per distinct duration (ns_percentiles).
--- requires: scope.launches
+-- requires: scope.launches, common.percentiles
 -- returns: rows
 --   api_function  launch API ('(unknown)' when the export gives none)
 --   calls         distinct launch calls

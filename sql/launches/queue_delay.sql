@@ -1,6 +1,6 @@
 -- Time kernels waited in the launch queue. An empty Queue Dur means the kernel was not queued: counted, not timed.
 -- Percentiles interpolate as quantile_cont, from the delays counted per distinct length (ns_percentiles).
--- requires: scope.launches
+-- requires: scope.launches, common.percentiles
 -- returns: rows
 --   queued_kernels      kern_exec rows with a queue duration
 --   not_queued_kernels  rows without one

@@ -1,7 +1,7 @@
 -- Per (device, stream): kernels, kernel time and the positive idle gaps between consecutive kernels of the stream
 -- (start minus the latest end of the stream's earlier kernels, from scope.kernels' sort).
 -- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (ns_percentiles).
--- requires: scope.kernels
+-- requires: scope.kernels, common.percentiles
 -- returns: rows
 --   device              device label
 --   stream_id           CUDA stream

@@ -2,7 +2,7 @@
 -- exports $ncu_traces (matched on kernel_key, so nsys and ncu spellings of one kernel meet; metrics are the median
 -- over its profiled launches), with time-weighted mean SM and memory throughput over the matched time.
 -- Thresholds: $latency_below, $bound_at_least (percent), $dominance (ratio), as bound_verdict takes them.
--- requires: scope.kernels, scope.names, classify.kernel_classes
+-- requires: scope.kernels, scope.names, classify.kernel_classes, common.bound_verdict, common.kernel_key
 -- returns: rows
 --   component              component
 --   time_ns                its nsys kernel time (ns)

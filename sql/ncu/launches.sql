@@ -1,6 +1,6 @@
 -- Every profiled launch of the ncu scope with its component and bound verdict.
 -- Thresholds: $latency_below, $bound_at_least (percent), $dominance (ratio), as bound_verdict takes them.
--- requires: scope.kernels, scope.names, classify.kernel_classes
+-- requires: scope.kernels, scope.names, classify.kernel_classes, common.bound_verdict
 -- returns: rows
 --   trace_id               the ncu export
 --   id                     the launch's ID in it

@@ -1,6 +1,5 @@
 -- The clock offset applied to each rank (estimated by ranks.clock_estimates, given with --offset, or 0 on a shared
 -- clock): a rank's time + offset_ns is the aligned clock.
--- requires: ranks.kernels
 -- filled by: nsight_ingest.analysis.ranks
 -- creates: rank_offsets
 --   rank       rank number

@@ -1,6 +1,6 @@
 -- Kernels of every rank with their NCCL collective and, per rank and collective, their order (ordinal).
 -- Operations with a negative duration or one over max_duration_ns() are left out.
--- requires: ranks.sources
+-- requires: ranks.sources, common.max_duration, common.nccl_collective
 -- creates: rank_kernels
 --   rank         rank number
 --   start_ns     kernel start, the rank's own clock (ns)

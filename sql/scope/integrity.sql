@@ -2,7 +2,7 @@
 -- duration or one longer than max_duration_ns() are left out of every analysis (scope.ops); in the scope,
 -- zero-length kernels and kernels that start before an earlier kernel of their stream ended are kept and counted.
 -- (How many kern_exec rows match a kernel comes from scope.launch_coverage.)
--- requires: scope.kernels
+-- requires: scope.kernels, common.max_duration
 -- returns: rows
 --   negative_duration_operations     operations of the capture with a negative duration (left out)
 --   absurd_duration_operations       operations of the capture longer than max_duration_ns() (left out)

@@ -1,7 +1,7 @@
 -- The GPU operations an analysis looks at: those of the capture's cuda_gpu_trace. Operations with a negative
 -- duration or one over max_duration_ns() are left out (scope.integrity counts them). A view: a whole capture is read
 -- where it is stored, not copied. A window's scope builds it with scope.window_ops, an ncu scope with scope.ncu_ops.
--- requires: scope.inputs
+-- requires: scope.inputs, common.max_duration
 -- creates: scope_ops
 --   op_kind         kernel | memcpy | memset | other
 --   device          device label, e.g. 'NVIDIA H200 (0)' ('(no device)' when missing; '<trace id>:<device>' for ncu)

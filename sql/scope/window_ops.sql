@@ -2,7 +2,7 @@
 -- holds the start of its launch call (scope_launches); operations without a launch row (memcpy, memset, no
 -- kern_exec trace) belong to the range that holds their GPU start. Operations with a negative duration or one over
 -- max_duration_ns() are left out (scope.integrity counts them).
--- requires: scope.inputs, scope.window_ranges, scope.launches
+-- requires: scope.inputs, scope.window_ranges, scope.launches, common.max_duration
 -- creates: scope_ops
 --   op_kind         kernel | memcpy | memset | other
 --   device          device label ('(no device)' when missing)

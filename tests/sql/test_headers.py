@@ -188,3 +188,10 @@ def test_substitutes_build_what_they_stand_in_for(name, replacement):
 def test_a_substitute_must_build_the_same_relation():
     with pytest.raises(sqlmodules.ModuleError, match=r"cannot stand in for scope\.ops"):
         sqlmodules.substitute("scope.ops", "scope.launches")
+
+
+@pytest.mark.parametrize("name", ["common.units", "common.ncu_metric_aliases"])
+def test_common_tables_have_their_documented_columns(name):
+    found = sqlmodules.module(name)
+    columns = [row[0] for row in store.connect().execute(f"DESCRIBE {found.creates}").fetchall()]
+    assert columns == [c.name for c in found.columns]
