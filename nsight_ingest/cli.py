@@ -11,9 +11,13 @@ from typing import Annotated, Any
 
 import typer
 
-from nsight_ingest import registry
+from nsight_ingest import nightly, pipeline, registry, report, store
+from nsight_ingest.analysis import compare
 from nsight_ingest.errors import InputError
+from nsight_ingest.history import Baseline
 from nsight_ingest.nightly import LOCK_TIMEOUT_S
+from nsight_ingest.report.progress import progress_bar
+from nsight_ingest.rules import load_rule_set
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Turn Nsight Systems / Nsight Compute CSV exports into answers.")
@@ -36,17 +40,14 @@ def _warn(message: str) -> None:
     print(f"nsight-ingest: {message}", file=sys.stderr)
 
 
-def _warn_about(run) -> None:
+def _warn_about(run: pipeline.Run) -> None:
     """Print the warnings gathered while answering (a pipeline.Run)."""
     for warning in run.warnings:
         _warn(warning)
 
 
-def _run(db: str | None, rules: Path | None):
+def _run(db: str | None, rules: Path | None) -> pipeline.Run:
     """A pipeline.Run on the store `db` (in memory when None) with the rule set of `rules`."""
-    from nsight_ingest import pipeline, store
-    from nsight_ingest.rules import load_rule_set
-
     rule_set = load_rule_set(rules)
     return pipeline.Run(store.connect(db), rule_set)
 
@@ -67,12 +68,10 @@ PerNvtx = Annotated[
 ]
 Fmt = Annotated[Format, typer.Option("--format", help="output format")]
 NcuFiles = Annotated[list[str] | None, typer.Option("--ncu", help="ncu --csv export (raw or details); repeatable")]
-
-
 ApiTrace = Annotated[str | None, typer.Option("--api-trace", help="cuda_api_trace CSV of the same capture")]
-def _print(result: Any, fmt: Format, table) -> None:
-    from nsight_ingest import report
 
+
+def _print(result: Any, fmt: Format, table) -> None:
     if fmt is Format.json:
         print(report.to_json(result))
     else:
@@ -123,8 +122,6 @@ def _capture_command(analysis: registry.Analysis):
         parameters.append(inspect.Parameter("ncu", keyword, default=None, annotation=NcuFiles))
 
     def body(given: dict[str, Any]) -> Any:
-        from nsight_ingest import pipeline
-
         run = _run(given.get("db"), given.get("rules"))
         files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given.get("nvtx_trace"),
                                       given["api_trace"], tuple(given.get("ncu") or ()))
@@ -147,8 +144,6 @@ def ingest(
     db: Annotated[str, typer.Option("--db", help="DuckDB store to load into (created if missing)")],
 ) -> None:
     """Load captures into a persistent store without analysing them (`query` and the analyses read it later)."""
-    from nsight_ingest import pipeline, report
-
     run = _run(db, None)
     loaded = pipeline.ingest(run, gpu_traces)
     _warn_about(run)
@@ -156,8 +151,6 @@ def ingest(
 
 
 def _ranks(given: dict[str, Any]) -> Any:
-    from nsight_ingest import pipeline
-
     run = _run(given["db"], None)
     result = pipeline.analyse_ranks(run, [pipeline.CaptureFiles(path) for path in given["files"]],
                                     given["rank_pattern"], given["offset"] or [], given["nvtx"], given["time_range"])
@@ -183,8 +176,6 @@ app.command(name="ranks")(_command(registry.RANKS, [
 
 
 def _ncu(given: dict[str, Any]) -> Any:
-    from nsight_ingest import pipeline
-
     return pipeline.analyse_ncu(_run(given["db"], given["rules"]), given["files"], given["options"])
 
 
@@ -197,9 +188,6 @@ app.command(name="ncu")(_command(registry.NCU, [
 
 
 def _compare(given: dict[str, Any]) -> Any:
-    from nsight_ingest import pipeline
-    from nsight_ingest.analysis import compare
-
     a, b, abba = given["a"], given["b"], given["abba"]
     if abba is not None:
         if a or b:
@@ -263,11 +251,6 @@ def summarize(
     Exit code 1 when a metric regressed, 2 when a trace failed (and nothing regressed)."""
     import json
 
-    from nsight_ingest import nightly
-    from nsight_ingest.history import Baseline
-    from nsight_ingest.report.progress import progress_bar
-    from nsight_ingest.rules import load_rule_set
-
     night = nightly.parse_night(day)
     baseline = nightly.with_directions(Baseline(baseline_runs, mad_k, min_change, min_baseline), direction or [])
     runner = nightly.runner(scheduler.value, dask_address, workers)
@@ -289,7 +272,6 @@ def query(
     fmt: Annotated[QueryFormat, typer.Option("--format", help="output format")] = QueryFormat.table,
 ) -> None:
     """Run your own SQL on a persisted store (read-only)."""
-    from nsight_ingest import report, store
     from nsight_ingest.report import tables
 
     columns, rows = store.query(db, sql)
