@@ -22,8 +22,9 @@ test: $(STAMP)
 lint: $(STAMP)
 	$(BIN)/ruff check nsight_ingest tests tools
 
+# make bench ARGS=--scaling (or --parts, --ranks 8, --json): options of tools/bench.py
 bench: $(STAMP)
-	$(BIN)/python tools/bench.py
+	$(BIN)/python tools/bench.py $(ARGS)
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

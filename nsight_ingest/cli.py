@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import csv
 import inspect
+import json
 import os
 import sys
 from enum import StrEnum
@@ -12,7 +14,6 @@ from typing import Annotated, Any
 import typer
 
 from nsight_ingest import nightly, pipeline, registry, report, store
-from nsight_ingest.analysis import compare
 from nsight_ingest.errors import InputError
 from nsight_ingest.history import Baseline
 from nsight_ingest.nightly import LOCK_TIMEOUT_S
@@ -80,57 +81,56 @@ def _print(result: Any, fmt: Format, table) -> None:
 
 
 def _option(option: registry.Option) -> inspect.Parameter:
-    kind = type(option.default)
     info = typer.Option(option.flag, help=option.help, min=option.minimum)
     return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default,
-                             annotation=Annotated[kind, info])
+                             annotation=Annotated[option.kind or type(option.default), info])
 
 
-def _command(analysis: registry.Analysis, parameters: list[inspect.Parameter], body):
-    """A typer command of `analysis`: these parameters, then the analysis' own options and --format; `body(given)`
-    (given: the parsed values, the options under `options`) returns the result to print."""
-    parameters = [*parameters, *(_option(option) for option in analysis.options),
-                  inspect.Parameter("fmt", inspect.Parameter.KEYWORD_ONLY, default=Format.json, annotation=Fmt)]
+def _keyword(name: str, annotation: Any, default: Any = None) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+
+
+def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
+             extra: tuple[registry.Option, ...] = ()):
+    """A typer command of `analysis`: its `inputs`, --rules when it classifies, --db, its options (and `extra`
+    ones) and --format; `body(given, run)` returns the result to print (given: the parsed values, the options
+    under `options`), and the run's warnings are printed."""
+    options = (*analysis.options, *extra)
+    parameters = [*inputs, *([_keyword("rules", Rules)] if analysis.uses_rules else []), _keyword("db", Db),
+                  *(_option(option) for option in options), _keyword("fmt", Fmt, Format.json)]
 
     def command(**given: Any) -> None:
-        given["options"] = {o.name: given.pop(o.name) for o in analysis.options}
-        _print(body(given), given["fmt"], analysis.print_table)
+        given["options"] = {o.name: given.pop(o.name) for o in options}
+        run = _run(given["db"], given.get("rules"))
+        result = body(given, run)
+        _warn_about(run)
+        _print(result, given["fmt"], analysis.print_table)
 
     command.__signature__ = inspect.Signature(parameters)
     command.__doc__ = analysis.help
     return command
 
 
+def _argument(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
+    return inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD, default=default, annotation=annotation)
+
+
 def _capture_command(analysis: registry.Analysis):
     """The command that answers `analysis` for one capture: its files, store, rules, windows, its own options."""
-    keyword = inspect.Parameter.KEYWORD_ONLY
-    parameters = [
-        inspect.Parameter("gpu_trace", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=GpuTrace),
-        inspect.Parameter("kern_exec", keyword, default=None, annotation=KernExec),
-        inspect.Parameter("api_trace", keyword, default=None, annotation=ApiTrace),
-    ]
-    if analysis.uses_rules:
-        parameters.append(inspect.Parameter("rules", keyword, default=None, annotation=Rules))
-    if analysis.cacheable:
-        parameters.append(inspect.Parameter("db", keyword, default=None, annotation=Db))
+    inputs = [_argument("gpu_trace", GpuTrace), _keyword("kern_exec", KernExec), _keyword("api_trace", ApiTrace)]
     if analysis.windows:
-        parameters += [inspect.Parameter("nvtx", keyword, default=None, annotation=Nvtx),
-                       inspect.Parameter("nvtx_trace", keyword, default=None, annotation=NvtxTrace),
-                       inspect.Parameter("time_range", keyword, default=None, annotation=TimeRange),
-                       inspect.Parameter("per_nvtx", keyword, default=None, annotation=PerNvtx)]
+        inputs += [_keyword("nvtx", Nvtx), _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange),
+                   _keyword("per_nvtx", PerNvtx)]
     if analysis.takes_ncu:
-        parameters.append(inspect.Parameter("ncu", keyword, default=None, annotation=NcuFiles))
+        inputs.append(_keyword("ncu", NcuFiles))
 
-    def body(given: dict[str, Any]) -> Any:
-        run = _run(given.get("db"), given.get("rules"))
+    def body(given: dict[str, Any], run: pipeline.Run) -> Any:
         files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given.get("nvtx_trace"),
                                       given["api_trace"], tuple(given.get("ncu") or ()))
         choice = pipeline.WindowChoice(given.get("nvtx"), given.get("time_range"), given.get("per_nvtx"))
-        result = pipeline.analyse(run, analysis, files, given["options"], choice)
-        _warn_about(run)
-        return result
+        return pipeline.analyse(run, analysis, files, given["options"], choice)
 
-    return _command(analysis, parameters, body)
+    return _command(analysis, inputs, body)
 
 
 for _analysis in registry.CAPTURE_COMMANDS:
@@ -150,76 +150,27 @@ def ingest(
     print(report.to_json(loaded))
 
 
-def _ranks(given: dict[str, Any]) -> Any:
-    run = _run(given["db"], None)
-    result = pipeline.analyse_ranks(run, [pipeline.CaptureFiles(path) for path in given["files"]],
-                                    given["rank_pattern"], given["offset"] or [], given["nvtx"], given["time_range"])
-    _warn_about(run)
-    return result
+app.command(name="ranks")(_command(registry.RANKS, [_argument("files", Annotated[list[str], typer.Argument(
+    help="one cuda_gpu_trace (CSV or nsys .sqlite) per rank, or one file holding several GPUs")])],
+    lambda given, run: pipeline.analyse_ranks(run, [pipeline.CaptureFiles(p) for p in given["files"]],
+                                              given["options"])))
 
-
-app.command(name="ranks")(_command(registry.RANKS, [
-    inspect.Parameter("files", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Annotated[list[str], typer.Argument(
-        help="one cuda_gpu_trace (CSV or nsys .sqlite) per rank, or one file holding several GPUs")]),
-    inspect.Parameter("rank_pattern", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
-        str | None, typer.Option("--rank-pattern", help="regex whose group 1 is the rank in a file name "
-                                                        "(default: rank3, _r3)")]),
-    inspect.Parameter("offset", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
-        list[str] | None, typer.Option("--offset", help="RANK=NS: that rank's clock offset, instead of the "
-                                                        "estimate; repeatable")]),
-    inspect.Parameter("nvtx", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
-        str | None, typer.Option("--nvtx", help="each rank's NVTX range of this name is its step")]),
-    inspect.Parameter("time_range", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
-        str | None, typer.Option("--range", help="START_NS:END_NS on the aligned clock")]),
-    inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Db),
-], _ranks))
-
-
-def _ncu(given: dict[str, Any]) -> Any:
-    return pipeline.analyse_ncu(_run(given["db"], given["rules"]), given["files"], given["options"])
-
-
-app.command(name="ncu")(_command(registry.NCU, [
-    inspect.Parameter("files", inspect.Parameter.POSITIONAL_OR_KEYWORD, annotation=Annotated[list[str], typer.Argument(
-        help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")]),
-    inspect.Parameter("rules", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Rules),
-    inspect.Parameter("db", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Db),
-], _ncu))
-
-
-def _compare(given: dict[str, Any]) -> Any:
-    a, b, abba = given["a"], given["b"], given["abba"]
-    if abba is not None:
-        if a or b:
-            raise InputError("give either two captures or --abba TIMINGS.csv, not both")
-        return compare.abba(abba, given["warmup"], given["final"])
-    if not (a and b):
-        raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
-    run = _run(None, given["rules"])
-    result = pipeline.compare(run, pipeline.CaptureFiles(a), pipeline.CaptureFiles(b))
-    _warn_about(run)
-    return result
-
+app.command(name="ncu")(_command(registry.NCU, [_argument("files", Annotated[list[str], typer.Argument(
+    help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")])],
+    lambda given, run: pipeline.analyse_ncu(run, given["files"], given["options"])))
 
 app.command(name="compare")(_command(registry.COMPARE, [
-    inspect.Parameter("a", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=Annotated[
-        str | None, typer.Argument(help="cuda_gpu_trace of the 'before' capture")]),
-    inspect.Parameter("b", inspect.Parameter.POSITIONAL_OR_KEYWORD, default=None, annotation=Annotated[
-        str | None, typer.Argument(help="cuda_gpu_trace of the 'after' capture")]),
-    inspect.Parameter("rules", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Rules),
-    inspect.Parameter("abba", inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Annotated[
-        Path | None, typer.Option("--abba", help="per-update timings CSV: trial, variant, update, seconds "
-                                                 "(variants before/after)")]),
-    inspect.Parameter("warmup", inspect.Parameter.KEYWORD_ONLY, default=2, annotation=Annotated[
-        int, typer.Option("--warmup", min=0, help="first updates of each trial to drop")]),
-    inspect.Parameter("final", inspect.Parameter.KEYWORD_ONLY, default=1, annotation=Annotated[
-        int, typer.Option("--final", min=0, help="last updates of each trial to drop")]),
-], _compare))
+    _argument("a", Annotated[str | None, typer.Argument(help="cuda_gpu_trace of the 'before' capture")], None),
+    _argument("b", Annotated[str | None, typer.Argument(help="cuda_gpu_trace of the 'after' capture")], None),
+    _keyword("abba", Annotated[Path | None, typer.Option("--abba", help="per-update timings CSV: trial, variant, "
+                                                                       "update, seconds (variants before/after)")]),
+], lambda given, run: pipeline.compare(run, given["a"] and pipeline.CaptureFiles(given["a"]),
+                                       given["b"] and pipeline.CaptureFiles(given["b"]), given["abba"],
+                                       given["options"]), extra=registry.ABBA.options))
 
 
-class Scheduler(StrEnum):
-    local = "local"
-    dask = "dask"
+Scheduler = StrEnum("Scheduler", {name: name for name in nightly.SCHEDULERS})
+DEFAULT_SCHEDULER = Scheduler(nightly.SCHEDULERS[0])
 
 
 @app.command()
@@ -230,7 +181,7 @@ def summarize(
     = None,
     rules: Rules = None,
     scheduler: Annotated[Scheduler, typer.Option("--scheduler", help="local process pool or a Dask cluster")]
-    = Scheduler.local,
+    = DEFAULT_SCHEDULER,
     dask_address: Annotated[str | None, typer.Option("--dask-address", help="HOST:PORT of the Dask scheduler")]
     = None,
     workers: Annotated[int | None, typer.Option("--workers", help="local processes (default: all cores)")] = None,
@@ -249,15 +200,11 @@ def summarize(
     """Nightly job: summarize new traces into a Parquet history, check regressions, write reports.
 
     Exit code 1 when a metric regressed, 2 when a trace failed (and nothing regressed)."""
-    import json
-
     night = nightly.parse_night(day)
     baseline = nightly.with_directions(Baseline(baseline_runs, mad_k, min_change, min_baseline), direction or [])
     runner = nightly.runner(scheduler.value, dask_address, workers)
-    load_rule_set(rules)  # a broken rule set fails here, once, not in every worker
-    with progress_bar(len(nightly.discover(directory)), "summarizing") as advance:
-        outcome = nightly.job(directory, history, night, str(rules) if rules else None, runner, baseline, report_dir,
-                              advance, lock_timeout)
+    outcome = nightly.job(directory, history, night, str(rules) if rules else None, runner, baseline, report_dir,
+                          lambda total: progress_bar(total, "summarizing"), lock_timeout)
     print(json.dumps(outcome.summary, indent=2, default=str))
     for failure in outcome.failed:
         _warn(f"failed: {failure}")
@@ -278,8 +225,6 @@ def query(
     if fmt is QueryFormat.table:
         tables.print_rows(columns, rows)
     elif fmt is QueryFormat.csv:
-        import csv
-
         writer = csv.writer(sys.stdout, lineterminator="\n")
         writer.writerow(columns)
         writer.writerows(rows)

@@ -12,6 +12,7 @@ import os
 import re
 import uuid
 from collections.abc import Callable, Iterable
+from contextlib import AbstractContextManager, nullcontext
 from dataclasses import dataclass, field, replace
 from datetime import UTC, date, datetime
 from pathlib import Path
@@ -84,6 +85,9 @@ def local_runner(workers: int | None) -> Runner:
     return run
 
 
+SCHEDULERS = ("local", "dask")  # a process pool here, or a Dask cluster
+
+
 def runner(scheduler: str, dask_address: str | None, workers: int | None) -> Runner:
     """The runner a scheduler names: `local` (a process pool of `workers`) or `dask` (the cluster at
     `dask_address`)."""
@@ -124,9 +128,17 @@ class RunResult:
     failed: list[str] = field(default_factory=list)
 
 
+Progress = Callable[[int], AbstractContextManager[Callable[[str], None]]]
+
+
+def _no_progress(_total: int) -> AbstractContextManager[Callable[[str], None]]:
+    return nullcontext(lambda _item: None)
+
+
 def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: str | None, runner: Runner,
-              progress: Callable[[str], None] = lambda _: None, lock_timeout: float = LOCK_TIMEOUT_S) -> RunResult:
-    """Summarize every new capture of `directory` into the history (holding its lock), capture by capture."""
+              progress: Progress = _no_progress, lock_timeout: float = LOCK_TIMEOUT_S) -> RunResult:
+    """Summarize every new capture of `directory` into the history (holding its lock), capture by capture;
+    `progress(total)` gives the callback told of each capture done."""
     from filelock import FileLock, Timeout
 
     rule_set = load_rule_set(rules_dir)
@@ -147,13 +159,14 @@ def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: st
                 result.skipped.append(capture.files.gpu_trace)
             else:
                 todo.append(capture)
-        for capture, outcome in runner(capture_rows, todo, rules_dir):
-            if isinstance(outcome, Exception):
-                result.failed.append(f"{capture.files.gpu_trace}: {outcome}")
-            else:
-                history.write_rows(history_dir, day, result.run_id, capture.name, outcome)
-                result.written.append(capture.files.gpu_trace)
-            progress(capture.files.gpu_trace)
+        with progress(len(todo)) as advance:
+            for capture, outcome in runner(capture_rows, todo, rules_dir):
+                if isinstance(outcome, Exception):
+                    result.failed.append(f"{capture.files.gpu_trace}: {outcome}")
+                else:
+                    history.write_rows(history_dir, day, result.run_id, capture.name, outcome)
+                    result.written.append(capture.files.gpu_trace)
+                advance(capture.files.gpu_trace)
         return result
     finally:
         lock.release()
@@ -189,7 +202,7 @@ class Outcome:
 
 
 def job(directory: str | Path, history_dir: Path, day: date, rules_dir: str | None, runner: Runner,
-        baseline: history.Baseline, report_dir: Path | None, progress: Callable[[str], None] = lambda _: None,
+        baseline: history.Baseline, report_dir: Path | None, progress: Progress = _no_progress,
         lock_timeout: float = LOCK_TIMEOUT_S) -> Outcome:
     """The whole nightly job: summarize, check the night against its baseline, write the markdown and HTML
     reports (default folder HISTORY/reports)."""

@@ -14,7 +14,7 @@ from nsight_ingest import store, windows
 from nsight_ingest.analysis import integrity, ranks
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers.source import is_sqlite, sibling
-from nsight_ingest.registry import CLASSIFY, COMPARE, LAUNCHES, NCU, RANKS, Analysis
+from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, LAUNCHES, NCU, RANKS, Analysis
 from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlmodules import ModuleError, Scope, order
 
@@ -113,17 +113,24 @@ def _windows(run: Run, capture: store.Capture, choice: WindowChoice) -> list[win
     return [None]
 
 
+def _with_keys(analysis: Analysis, result: dict[str, Any]) -> dict[str, Any]:
+    """The result, once it is seen to have the top-level keys the registry entry names."""
+    missing = set(analysis.keys) - set(result)
+    if missing:
+        raise ModuleError(f"analysis {analysis.name} breaks its registry entry: no key(s) {', '.join(sorted(missing))}")
+    return result
+
+
 def _answered(analysis: Analysis, scope: Scope, *args: Any, **kwargs: Any) -> dict[str, Any]:
     """The analysis' answer in `scope`, once it is seen to keep the registry's word: its keys there, no module
-    queried that the entry does not name (or require)."""
-    earlier = set(scope.seconds)
+    asked for that the entry does not name (or require)."""
+    asked_before = len(scope.asked)
     result = analysis.answer(scope, *args, **kwargs)
-    missing = set(analysis.keys) - set(result)
-    undeclared = set(scope.seconds) - earlier - {name for name, _ in order(analysis.modules, scope.substitutes)}
-    if missing or undeclared:
-        raise ModuleError(f"analysis {analysis.name} breaks its registry entry: keys missing {sorted(missing)}, "
-                          f"modules not declared {sorted(undeclared)}")
-    return result
+    undeclared = set(scope.asked[asked_before:]) - {name for name, _ in order(analysis.modules, scope.substitutes)}
+    if undeclared:
+        raise ModuleError(f"analysis {analysis.name} breaks its registry entry: it asks for module(s) "
+                          f"{', '.join(sorted(undeclared))}")
+    return _with_keys(analysis, result)
 
 
 def answer(run: Run, analysis: Analysis, capture: store.Capture, options: dict[str, Any],
@@ -136,8 +143,8 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
             choice: WindowChoice = WindowChoice()) -> dict[str, Any]:
     """A registered analysis of a capture: the whole of it, one window, or (with --per-nvtx) each matching range.
 
-    The analysis name and options (rule-set version included), with the inputs' trace ids and the window choice,
-    key the result in the store, so asking again reads the stored result."""
+    The analysis name and options (and the rule-set version, for an analysis that classifies), with the inputs'
+    trace ids and the window choice, key the result in the store, so asking again reads the stored result."""
     capture = open_capture(run, files, choice.needs_nvtx)
     rules = {"rule_set_version": run.rule_set.version} if analysis.uses_rules else {}
     key = json.dumps({"command": analysis.name, **options, **rules,
@@ -195,20 +202,20 @@ def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str
     return _answered(NCU, ncu_scope(run, inputs), inputs, options)
 
 
-def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str | None, offsets: list[str],
-                  nvtx: str | None, time_range: str | None) -> dict[str, Any]:
-    """The multi-rank analysis of one capture per rank (or one capture holding several GPUs); `rank_pattern` finds
-    the rank in a file name (ranks.RANK_PATTERN when None); `offsets` are RANK=NS items that replace the estimated
-    clock offsets."""
+def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) -> dict[str, Any]:
+    """The multi-rank analysis of one capture per rank (or one capture holding several GPUs). Options (registry
+    RANKS): `rank_pattern` finds the rank in a file name (ranks.RANK_PATTERN when None); `offset`, RANK=NS items
+    that replace the estimated clock offsets; `nvtx`, each rank's step range; `time_range` on the aligned clock."""
+    nvtx, time_range = options.get("nvtx"), options.get("time_range")
     given = {}
-    for item in offsets:
+    for item in options.get("offset") or []:
         rank, _, value = item.partition("=")
         try:
             given[int(rank)] = int(value)
         except ValueError:
             raise InputError(f"--offset {item!r}: expected RANK=NS, both integers") from None
     captures = [open_capture(run, f, need_nvtx=bool(nvtx)) for f in files]
-    sources = ranks.assign(run.con, captures, rank_pattern or ranks.RANK_PATTERN)
+    sources = ranks.assign(run.con, captures, options.get("rank_pattern") or ranks.RANK_PATTERN)
     if nvtx:
         sources = ranks.nvtx_steps(run.con, captures, sources, nvtx)
     window = windows.time_range(time_range).ranges[0][:2] if time_range else None
@@ -216,8 +223,16 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], rank_pattern: str | None,
                      offsets=given, time_range=window)
 
 
-def compare(run: Run, before: CaptureFiles, after: CaptureFiles) -> dict[str, Any]:
-    """Deltas from capture `before` to capture `after`, from the classify and launches analyses of each."""
+def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, timings: Path | None,
+            options: dict[str, Any]) -> dict[str, Any]:
+    """Before and after: the deltas from capture `before` to capture `after` (from the classify and launches
+    analyses of each), or, given `timings`, the matched A/B/B/A comparison of per-update wall-clock times."""
+    if timings is not None:
+        if before or after:
+            raise InputError("give either two captures or --abba TIMINGS.csv, not both")
+        return _answered(ABBA, Scope(duckdb.connect(), {}, {"timings_path": timings}), options)
+    if not (before and after):
+        raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
     _, summary_a, launches_a = classify_and_launches(run, before)
     _, summary_b, launches_b = classify_and_launches(run, after)
-    return COMPARE.answer(summary_a, summary_b, launches_a, launches_b)
+    return _with_keys(COMPARE, COMPARE.answer(summary_a, summary_b, launches_a, launches_b))

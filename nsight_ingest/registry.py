@@ -19,19 +19,23 @@ from nsight_ingest.analysis.ncu import Thresholds
 
 @dataclass(frozen=True)
 class Option:
-    """An analysis option: its key in the options (and the cache key), command-line flag, default and help."""
+    """An analysis option: its key in the options (and the cache key), command-line flag, default and help; its
+    type is the default's unless `kind` says (an option that defaults to None)."""
 
     name: str
     flag: str
     default: Any
     help: str
     minimum: int | None = None
+    kind: Any = None
 
 
 @dataclass(frozen=True)
 class Analysis:
-    """A question answered for one capture or window: `answer(scope, capture, options)` gives its JSON, whose
-    top-level `keys` are always there, from the SQL `modules` it queries (and their requirements)."""
+    """A question and how it is answered: `answer` gives its JSON, whose top-level `keys` are always there, from the
+    SQL `modules` it queries (and their requirements). A capture analysis' answer takes (scope, capture, options);
+    the others take what their pipeline function gives them (ncu: scope, inputs, options; ranks: scope and the
+    clock choices; compare: the classify and launches results of both captures; abba: scope, options)."""
 
     name: str
     help: str
@@ -43,7 +47,7 @@ class Analysis:
     windows: bool = True  # takes --nvtx / --range / --per-nvtx
     takes_ncu: bool = False  # takes --ncu exports of the same workload
     uses_rules: bool = True  # classifies kernels (takes --rules; the rule-set version keys its cached result)
-    cacheable: bool = True  # its result may be kept in a --db store and read back
+    cacheable: bool = True  # its result is kept in a --db store and read back when asked again
 
     def defaults(self) -> dict[str, Any]:
         """The options at their defaults."""
@@ -114,10 +118,25 @@ RANKS = Analysis(
     modules=("ranks.clock_estimates", "ranks.span", "ranks.per_rank", "ranks.all_idle", "ranks.collectives"),
     keys=("aligned_profile_span_seconds", "non_nccl_kernel_seconds_per_gpu", "both_gpus_idle_ms",
           "both_gpus_idle_percent_of_aligned_span", "ranks", "collectives", "aligned_span_ns"),
+    options=(Option("rank_pattern", "--rank-pattern", None, "regex whose group 1 is the rank in a file name "
+                    "(default: rank3, _r3)", kind=str | None),
+             Option("offset", "--offset", None, "RANK=NS: that rank's clock offset, instead of the estimate; "
+                    "repeatable", kind=list[str] | None),
+             Option("nvtx", "--nvtx", None, "each rank's NVTX range of this name is its step", kind=str | None),
+             Option("time_range", "--range", None, "START_NS:END_NS on the aligned clock", kind=str | None)),
     windows=False, uses_rules=False, cacheable=False)
 COMPARE = Analysis(
     "compare", "Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba).",
-    compare.captures, "print_compare", modules=(*CLASSIFY.modules, *LAUNCHES.modules),
+    compare.captures, "print_compare", modules=tuple(dict.fromkeys((*CLASSIFY.modules, *LAUNCHES.modules))),
     keys=("a", "b", "kernel_time_ms", "speedup", "gpu_span_ms", "kernel_busy_percent", "components", "appeared",
           "vanished", "launch_gaps", "launch_overlap_percent", "cpu_starved_kernel_percent"),
     windows=False, cacheable=False)
+ABBA = Analysis(
+    "compare --abba", "Matched A/B/B/A wall-clock timings: seconds per update of each variant and the speedup.",
+    compare.abba, "print_compare", modules=("compare.abba", "compare.abba_design"),
+    keys=("design", "observations_per_variant", "before_seconds_per_update", "after_seconds_per_update",
+          "time_reduction_percent_rounded", "speedup", "warmup_updates_excluded_per_trial",
+          "final_updates_excluded_per_trial"),
+    options=(Option("warmup", "--warmup", 2, "first updates of each trial to drop", minimum=0),
+             Option("final", "--final", 1, "last updates of each trial to drop", minimum=0)),
+    windows=False, uses_rules=False, cacheable=False)

@@ -16,6 +16,7 @@ from __future__ import annotations
 import importlib
 import re
 import time
+import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
@@ -191,9 +192,9 @@ def _drop_other_kind(con: duckdb.DuckDBPyConnection, relation: str) -> None:
         con.execute(f'DROP {kind} temp."{relation}"')
 
 
-# The scope whose relations each connection holds now (by id of the connection): the relations are temp tables and
-# views with fixed names, so a scope made later on the same connection replaces them.
-_CURRENT: dict[int, int] = {}
+# The scope whose relations each connection holds now: the relations are temp tables and views with fixed names, so
+# a scope made later on the same connection replaces them.
+_CURRENT: weakref.WeakKeyDictionary[duckdb.DuckDBPyConnection, int] = weakref.WeakKeyDictionary()
 
 
 @dataclass
@@ -212,14 +213,19 @@ class Scope:
     built: set[str] = field(default_factory=set)
     seconds: dict[str, float] = field(default_factory=dict)  # per module: time to build it, or to run and fetch
     # its rows (rows())
+    asked: list[str] = field(default_factory=list)  # the modules asked for by name, in order (not their requirements)
 
     def __post_init__(self) -> None:
-        _CURRENT[id(self.con)] = id(self)
+        _CURRENT[self.con] = id(self)
 
     def build(self, *names: str) -> None:
         """Build these modules and their requirements, each once for this scope."""
-        if names and _CURRENT.get(id(self.con)) != id(self):  # another scope replaced this one's relations
-            _CURRENT[id(self.con)] = id(self)
+        self.asked.extend(names)
+        self._build(names)
+
+    def _build(self, names: tuple[str, ...]) -> None:
+        if names and _CURRENT.get(self.con) != id(self):  # another scope replaced this one's relations
+            _CURRENT[self.con] = id(self)
             self.built.clear()
         for name, found in order(names, self.substitutes):
             if name in self.built or name.startswith("common."):
@@ -246,12 +252,13 @@ class Scope:
         found = module(name)
         if found.creates is not None:
             raise ModuleError(f"{found.path}: creates {found.creates}; query it, or require it")
-        self.build(*found.requires)
+        self.asked.append(name)
+        self._build(found.requires)
         return _run(self.con, found, {**self.values, **params})
 
     def rows(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """The rows of the query module `name` as dicts."""
-        self.build(*module(name).requires)
+        self._build(module(name).requires)  # outside the query's time
         started = time.perf_counter()
         rows = dict_rows(self.cursor(name, **params))
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started

@@ -1,7 +1,10 @@
-"""Each registered analysis keeps its declarations: its JSON has the keys it names, and it queries only the SQL
-modules it names (and what they require), on a real capture with its NVTX ranges and on a window of it."""
+"""Each registered analysis keeps its word (its JSON has the keys its entry names; it asks only for the SQL modules
+its entry names, or their requirements): the pipeline checks every answer, so answering on real inputs is the test.
+A broken entry is a bug (ModuleError, exit 3)."""
 
 from __future__ import annotations
+
+import dataclasses
 
 import pytest
 
@@ -9,23 +12,64 @@ from nsight_ingest import pipeline, registry, sqlmodules, store, windows
 from nsight_ingest.rules import load_rule_set
 from tests.conftest import DATA, SAMPLES
 
-ANALYSES = [*registry.CAPTURE_COMMANDS, registry.AUDIT]
+GPU = str(SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv")
+NCU = str(DATA / "ncu" / "h200_dit_raw_metrics.csv")
+ALL = [*registry.CAPTURE_COMMANDS, registry.AUDIT, registry.NCU, registry.RANKS, registry.COMPARE, registry.ABBA]
 
 
-@pytest.mark.parametrize("analysis", ANALYSES, ids=lambda a: a.name)
+def new_run() -> pipeline.Run:
+    return pipeline.Run(store.connect(), load_rule_set())
+
+
+def capture_answer(analysis: registry.Analysis, window: windows.Window | None) -> dict:
+    run = new_run()
+    capture = pipeline.open_capture(run, pipeline.CaptureFiles(GPU, ncu=(NCU,)))
+    return pipeline.answer(run, analysis, capture, analysis.defaults(), window)
+
+
+@pytest.mark.parametrize("analysis", [*registry.CAPTURE_COMMANDS, registry.AUDIT], ids=lambda a: a.name)
 @pytest.mark.parametrize("window", [None, windows.time_range("0:20000000")], ids=["capture", "window"])
-def test_analysis_answers_with_its_keys_from_its_modules(analysis, window):
-    run = pipeline.Run(store.connect(), load_rule_set())
-    capture = pipeline.open_capture(run, pipeline.CaptureFiles(
-        str(SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv"), ncu=(str(DATA / "ncu" / "h200_dit_raw_metrics.csv"),)))
-    scope = pipeline.capture_scope(run, capture, window)
-    result = analysis.answer(scope, capture, analysis.defaults())
-    assert set(analysis.keys) <= set(result), f"{analysis.name} lacks {set(analysis.keys) - set(result)}"
-    allowed = {name for name, _ in sqlmodules.order(analysis.modules, scope.substitutes)}
-    assert set(scope.seconds) <= allowed, f"{analysis.name} queries undeclared {set(scope.seconds) - allowed}"
+def test_capture_analyses_keep_their_word(analysis, window):
+    assert set(analysis.keys) <= set(capture_answer(analysis, window))
+
+
+def test_the_other_analyses_keep_their_word(tmp_path):
+    assert set(registry.NCU.keys) <= set(pipeline.analyse_ncu(new_run(), [NCU], registry.NCU.defaults()))
+    ranks = pipeline.analyse_ranks(new_run(), [pipeline.CaptureFiles(str(DATA / "multi_rank" /
+                                                                         "2gpu_mfu_before_nccl.sqlite"))],
+                                   registry.RANKS.defaults())
+    assert set(registry.RANKS.keys) <= set(ranks)
+    graph = pipeline.CaptureFiles(str(SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv"))
+    compared = pipeline.compare(new_run(), pipeline.CaptureFiles(GPU), graph, None, {})
+    assert set(registry.COMPARE.keys) <= set(compared)
+    timings = tmp_path / "t.csv"
+    timings.write_text("trial,variant,update,seconds\n" + "".join(
+        f"{t},{v},{u},{s}\n" for t, v, s in ((1, "before", 2.0), (2, "after", 1.0), (3, "after", 1.0),
+                                             (4, "before", 2.0)) for u in range(1, 5)))
+    abba = pipeline.compare(new_run(), None, None, timings, registry.ABBA.defaults())
+    assert set(registry.ABBA.keys) <= set(abba) and abba["design"] == "ABBA"
+
+
+def test_a_broken_entry_is_a_bug():
+    missing_key = dataclasses.replace(registry.QUEUE_DELAY, keys=(*registry.QUEUE_DELAY.keys, "no_such_key"))
+    with pytest.raises(sqlmodules.ModuleError, match=r"no key.*no_such_key"):
+        capture_answer(missing_key, None)
+    undeclared = dataclasses.replace(registry.LAUNCHES, modules=("launches.gap_percentiles",))
+    with pytest.raises(sqlmodules.ModuleError, match=r"asks for module.*launches\.launch_api"):
+        capture_answer(undeclared, None)
+
+
+def test_a_module_asked_for_earlier_on_a_shared_scope_is_still_checked(monkeypatch):
+    """classify and launches share one scope, and classify asks for launches.launch_api first: launches asking for
+    it again must still declare it."""
+    undeclared = dataclasses.replace(registry.LAUNCHES, modules=tuple(
+        m for m in registry.LAUNCHES.modules if m != "launches.launch_api"))
+    monkeypatch.setattr(pipeline, "LAUNCHES", undeclared)
+    with pytest.raises(sqlmodules.ModuleError, match=r"launches\.launch_api"):
+        pipeline.classify_and_launches(new_run(), pipeline.CaptureFiles(GPU))
 
 
 def test_every_declared_module_exists():
-    for analysis in ANALYSES:
+    for analysis in ALL:
         sqlmodules.order(analysis.modules)  # raises on a module that does not exist
         assert len(set(analysis.keys)) == len(analysis.keys)

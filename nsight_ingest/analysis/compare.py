@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
 from typing import Any
 
 import duckdb
@@ -63,10 +62,11 @@ def fill_timings(scope: Scope) -> None:
         raise InputError(f"{path}: {str(exc).splitlines()[0]}") from None
 
 
-def abba(path: Path, warmup: int, final: int) -> dict[str, Any]:
+def abba(scope: Scope, options: dict[str, Any]) -> dict[str, Any]:
     """The matched unprofiled comparison (design, per-update seconds of each variant, speedup) from per-update
-    timings of before/after trials."""
-    scope = Scope(duckdb.connect(), {}, {"timings_path": path})
+    timings of before/after trials (the CSV is the scope's context `timings_path`; options `warmup`, `final`)."""
+    warmup, final = options["warmup"], options["final"]
+    path = scope.context["timings_path"]
     variants = {r["variant"]: r for r in scope.rows("compare.abba", warmup=warmup, final=final)}
     if set(variants) != {"before", "after"}:
         raise InputError(f"{path}: need kept updates of variants 'before' and 'after', found {sorted(variants)}")
