@@ -41,7 +41,7 @@ def intersection_length(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> i
 
 
 def expected_summary(gpu_path, kern_path) -> dict:
-    """The seed-003 numbers computed with the csv module and loops (ns units in these samples)."""
+    """The classify numbers computed with the csv module and loops (ns units in these samples)."""
     with open(gpu_path, newline="") as fh:
         rows = list(csv.DictReader(fh))
     ops = [(int(r["Start (ns)"]), int(r["Start (ns)"]) + int(r["Duration (ns)"]), r) for r in rows]

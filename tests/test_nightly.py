@@ -10,18 +10,18 @@ import pytest
 from filelock import FileLock
 
 from nsight_ingest import nightly
-from tools.gen_trace import SEED_003, SEED_003_MEMOPS, generate
+from tools.gen_trace import DIT_BLOCK, DIT_BLOCK_MEMOPS, generate
 
 NIGHTS = 6
 
 
 def make_night(folder, seed, gemm_factor=1.0, captures=("dit",)):
     folder.mkdir(parents=True, exist_ok=True)
-    plan = dict(SEED_003)
+    plan = dict(DIT_BLOCK)
     count, ms = plan["nvfp4_gemms"]
     plan["nvfp4_gemms"] = (count, ms * gemm_factor)
     for index, capture in enumerate(captures):
-        generate(folder, capture, plan, SEED_003_MEMOPS, seed=seed * 10 + index)
+        generate(folder, capture, plan, DIT_BLOCK_MEMOPS, seed=seed * 10 + index)
     return folder
 
 

@@ -22,7 +22,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from tools.gen_trace import SEED_003, SEED_003_MEMOPS, seed_like  # noqa: E402
+from tools.gen_trace import DIT_BLOCK, DIT_BLOCK_MEMOPS, dit_blocks  # noqa: E402
 
 OUT = ROOT / "bench_out"
 CLI = [sys.executable, "-m", "nsight_ingest"]
@@ -70,13 +70,13 @@ def run_fresh_store(command: list[str], store_path: Path, prepare: list[str] | N
 
 def capture(rows: int) -> tuple[Path, Path]:
     """The generated capture of about `rows` GPU operations (cached in bench_out/)."""
-    per_block = sum(count for count, _ in SEED_003.values()) + SEED_003_MEMOPS
+    per_block = sum(count for count, _ in DIT_BLOCK.values()) + DIT_BLOCK_MEMOPS
     repeats = max(1, round(rows / per_block))
     folder = OUT / f"rows_{repeats * per_block}"
     gpu = folder / "bench_cuda_gpu_trace.csv"
     if not gpu.exists():
         folder.mkdir(parents=True, exist_ok=True)
-        seed_like(folder, "bench", repeats=repeats)
+        dit_blocks(folder, "bench", repeats=repeats)
     return gpu, folder / "bench_cuda_kern_exec_trace.csv"
 
 

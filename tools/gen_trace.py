@@ -1,8 +1,8 @@
 """Deterministic generator of nsys cuda_gpu_trace + cuda_kern_exec_trace CSVs from real kernel names.
 
-`seed_like` writes a capture shaped like seeds/003 (launch counts 250/200/800/202/100/1192 per component);
-`--rows N` repeats that block for benchmarks, as a model's layers repeat. Returns the ground truth it wrote,
-counted while writing.
+`dit_blocks` writes a capture with the launch mix of one profiled DiT block (launch counts 250/200/800/202/100/1192
+per component); `--rows N` repeats that block for benchmarks, as a model's layers repeat. Returns the ground truth
+it wrote, counted while writing.
 """
 
 from __future__ import annotations
@@ -18,8 +18,9 @@ from pathlib import Path
 
 NAMES_TSV = Path(__file__).resolve().parent.parent / "tests" / "data" / "kernel_names_expected.tsv"
 
-# Seed 003: launches and total milliseconds per component, 59 memcpy/memset operations.
-SEED_003 = {
+# One DiT block as profiled for the default components: launches and total milliseconds per component, and its
+# 59 memcpy/memset operations.
+DIT_BLOCK = {
     "sage2": (250, 13029.23856),
     "nvfp4_gemms": (200, 4167.855808),
     "nvfp4_packing": (800, 2026.853664),
@@ -27,7 +28,7 @@ SEED_003 = {
     "remaining_gate_add": (100, 549.298592),
     "other": (1192, 37.433152),
 }
-SEED_003_MEMOPS = 59
+DIT_BLOCK_MEMOPS = 59
 
 GPU_HEADER = [
     "Start (ns)", "Duration (ns)", "CorrId", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Reg/Trd",
@@ -120,23 +121,23 @@ def generate(out_dir: Path, prefix: str, plan: dict[str, tuple[int, float]], mem
     return truth
 
 
-def seed_like(out_dir: Path, prefix: str = "seed003", *, repeats: int = 1, seed: int = 3,
+def dit_blocks(out_dir: Path, prefix: str = "dit_block", *, repeats: int = 1, seed: int = 3,
               compress: bool = False) -> Truth:
-    """A capture with seed 003's launch mix in one block, repeated `repeats` times."""
-    return generate(out_dir, prefix, SEED_003, SEED_003_MEMOPS, repeats=repeats, seed=seed, compress=compress)
+    """A capture of one DiT block's launch mix, repeated `repeats` times."""
+    return generate(out_dir, prefix, DIT_BLOCK, DIT_BLOCK_MEMOPS, repeats=repeats, seed=seed, compress=compress)
 
 
 def main() -> None:
-    """Command line: write a seed-like capture of about --rows GPU operations."""
+    """Command line: write a capture of DiT blocks of about --rows GPU operations."""
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("out_dir", type=Path)
-    parser.add_argument("--rows", type=int, default=2803, help="approximate GPU operations (default: seed size)")
+    parser.add_argument("--rows", type=int, default=2803, help="approximate GPU operations (default: one block)")
     parser.add_argument("--prefix", default="synthetic")
     parser.add_argument("--gzip", action="store_true")
     args = parser.parse_args()
     args.out_dir.mkdir(parents=True, exist_ok=True)
-    repeats = max(1, round(args.rows / (sum(c for c, _ in SEED_003.values()) + SEED_003_MEMOPS)))
-    truth = seed_like(args.out_dir, args.prefix, repeats=repeats, compress=args.gzip)
+    repeats = max(1, round(args.rows / (sum(c for c, _ in DIT_BLOCK.values()) + DIT_BLOCK_MEMOPS)))
+    truth = dit_blocks(args.out_dir, args.prefix, repeats=repeats, compress=args.gzip)
     print(f"wrote {truth.operations} GPU operations to {truth.gpu_trace} and {truth.kern_exec}")
 
 

@@ -1,19 +1,19 @@
-"""A generated capture with seed 003's launch mix classifies back to exactly those counts."""
+"""A generated capture of one DiT block's launch mix classifies back to exactly those counts."""
 
 from __future__ import annotations
 
 import pytest
 
-from tools.gen_trace import SEED_003, SEED_003_MEMOPS, seed_like
+from tools.gen_trace import DIT_BLOCK, DIT_BLOCK_MEMOPS, dit_blocks
 
 
-def test_seed_like_trace_gives_the_seed_counts(tmp_path, run_cli):
-    truth = seed_like(tmp_path)
+def test_generated_block_classifies_back_to_its_counts(tmp_path, run_cli):
+    truth = dit_blocks(tmp_path)
     out = run_cli("classify", truth.gpu_trace).json()
-    assert {c: v["launches"] for c, v in out["components"].items()} == {c: n for c, (n, _) in SEED_003.items()}
+    assert {c: v["launches"] for c, v in out["components"].items()} == {c: n for c, (n, _) in DIT_BLOCK.items()}
     assert {c: v["launches"] for c, v in out["components"].items()} == dict(truth.launches)
     assert out["kernel_count"] == 2744
-    assert out["gpu_operation_count"] == 2744 + SEED_003_MEMOPS == 2803
+    assert out["gpu_operation_count"] == 2744 + DIT_BLOCK_MEMOPS == 2803
     assert out["gpu_span_ns"] == truth.last_end_ns - truth.first_start_ns
     for component, ns in truth.time_ns.items():
         assert out["components"][component]["milliseconds"] == pytest.approx(ns / 1e6)
