@@ -247,20 +247,24 @@ class Scope:
             self.built.add(name)
             self.seconds[name] = time.perf_counter() - started
 
-    def cursor(self, name: str, /, **params: Any) -> duckdb.DuckDBPyConnection:
-        """Run the query module `name` (after its requirements) and return the cursor with its rows."""
+    def _ready(self, name: str) -> Module:
+        """The query module `name`, its requirements built."""
         found = module(name)
         if found.creates is not None:
             raise ModuleError(f"{found.path}: creates {found.creates}; query it, or require it")
         self.asked.append(name)
         self._build(found.requires)
-        return _run(self.con, found, {**self.values, **params})
+        return found
+
+    def cursor(self, name: str, /, **params: Any) -> duckdb.DuckDBPyConnection:
+        """Run the query module `name` (after its requirements) and return the cursor with its rows."""
+        return _run(self.con, self._ready(name), {**self.values, **params})
 
     def rows(self, name: str, /, **params: Any) -> list[dict[str, Any]]:
         """The rows of the query module `name` as dicts."""
-        self._build(module(name).requires)  # outside the query's time
-        started = time.perf_counter()
-        rows = dict_rows(self.cursor(name, **params))
+        found = self._ready(name)
+        started = time.perf_counter()  # the query's own time, its requirements' apart
+        rows = dict_rows(_run(self.con, found, {**self.values, **params}))
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
         return rows
 
