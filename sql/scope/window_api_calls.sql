@@ -13,7 +13,4 @@ CREATE OR REPLACE TEMP TABLE scope_api_calls AS
     SELECT c.start_ns, c.duration_ns, c.end_ns, c.name, c.corr_id, c.pid, c.tid
     FROM api_calls c, scope_inputs i
     WHERE c.trace_id = i.api_trace
-      AND EXISTS (
-          SELECT 1 FROM scope_window_ranges w
-          WHERE c.start_ns >= w.start_ns AND c.start_ns < w.end_ns
-            AND (w.tid IS NULL OR c.tid IS NULL OR w.tid = c.tid));
+      AND in_window(c.start_ns, c.tid);

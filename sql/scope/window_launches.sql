@@ -16,7 +16,4 @@ CREATE OR REPLACE TEMP TABLE scope_launches AS
            coalesce(l.device_index, 0) AS device_index, l.api_function
     FROM kernel_launches l, scope_inputs i
     WHERE l.trace_id = i.kern_exec_trace
-      AND EXISTS (
-          SELECT 1 FROM scope_window_ranges w
-          WHERE l.api_start_ns >= w.start_ns AND l.api_start_ns < w.end_ns
-            AND (w.tid IS NULL OR l.tid IS NULL OR w.tid = l.tid));
+      AND in_window(l.api_start_ns, l.tid);

@@ -33,4 +33,4 @@ CREATE OR REPLACE TEMP TABLE scope_ops AS
     WHERE o.duration_ns BETWEEN 0 AND max_duration_ns()
       AND (i.kernel_start_ns IS NOT NULL
            OR (a.kernel_start_ns IS NULL
-               AND EXISTS (SELECT 1 FROM scope_window_ranges w WHERE o.start_ns >= w.start_ns AND o.start_ns < w.end_ns)));
+               AND in_window(o.start_ns, NULL)));
