@@ -17,6 +17,7 @@ import statistics
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -51,21 +52,26 @@ def run_once(command: list[str]) -> tuple[float, int]:
     return elapsed, usage.ru_maxrss * 1024
 
 
-def run(command: list[str]) -> tuple[float, int]:
-    """Median wall seconds and the largest peak RSS of REPEATS runs of one subprocess."""
-    runs = [run_once(command) for _ in range(REPEATS)]
-    return statistics.median(s for s, _ in runs), max(rss for _, rss in runs)
-
-
-def run_fresh_store(command: list[str], store_path: Path, prepare: list[str] | None = None) -> tuple[float, int]:
-    """As run(), each time on a new store (made by `prepare` when given, untimed)."""
+def run(command: list[str], prepare: Callable[[], object] | None = None) -> tuple[float, int]:
+    """Median wall seconds and the largest peak RSS of REPEATS runs of one subprocess, each after `prepare()`
+    (untimed) when given."""
     runs = []
     for _ in range(REPEATS):
-        store_path.unlink(missing_ok=True)
         if prepare:
-            run_once(prepare)
+            prepare()
         runs.append(run_once(command))
     return statistics.median(s for s, _ in runs), max(rss for _, rss in runs)
+
+
+def new_store(store_path: Path, ingest: list[str] | None = None) -> Callable[[], None]:
+    """A `prepare` for run(): remove the store, then (given) run the untimed `ingest` command into a new one."""
+
+    def prepare() -> None:
+        store_path.unlink(missing_ok=True)
+        if ingest:
+            run_once(ingest)
+
+    return prepare
 
 
 def capture(rows: int) -> tuple[Path, Path]:
@@ -96,11 +102,11 @@ def measure(rows: int, full: bool) -> dict:
     if full:
         store_path = OUT / "bench_store.duckdb"
         store_path.unlink(missing_ok=True)
-        steps["ingest_to_store"] = run_fresh_store([*CLI, "ingest", str(gpu), "--db", str(store_path)], store_path)
+        ingest = [*CLI, "ingest", str(gpu), "--db", str(store_path)]
+        steps["ingest_to_store"] = run(ingest, new_store(store_path))
         result["store_bytes"] = store_path.stat().st_size
-        steps["classify_stored_first"] = run_fresh_store([*CLI, "classify", str(gpu), "--db", str(store_path)],
-                                                         store_path, [*CLI, "ingest", str(gpu), "--db",
-                                                                      str(store_path)])
+        steps["classify_stored_first"] = run([*CLI, "classify", str(gpu), "--db", str(store_path)],
+                                             new_store(store_path, ingest))
         steps["classify_stored_again"] = run([*CLI, "classify", str(gpu), "--db", str(store_path)])
         result["requery_seconds"], result["recompute_seconds"] = requery(store_path)
         small = ROOT / "sample_traces" / "h200_dit_oneblock_cuda_gpu_trace.csv"
