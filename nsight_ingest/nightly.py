@@ -21,10 +21,17 @@ from typing import Any
 from nsight_ingest import history, pipeline, store
 from nsight_ingest.errors import InputError
 from nsight_ingest.pipeline import CaptureFiles
+from nsight_ingest.readers.forms import form_of
 from nsight_ingest.readers.source import file_hashes, sibling
 from nsight_ingest.rules import load_rule_set
 
 GPU_TRACE = re.compile(r"^(?P<capture>.+)_cuda_gpu_trace\.csv(?:\.gz)?$")
+EXPORT_DIRECTORY = re.compile(r"^(?P<capture>.+?)(?:_pq|_parquet|_arrow|\.parquetdir|\.arrowdir)?$")
+REPORT = re.compile(r"^(?P<capture>.+)\.(?:nsys-rep|qdrep)$")
+SQLITE = re.compile(r"^(?P<capture>.+)\.sqlite$")
+# When one capture is there in several forms (same folder and name), the one read: exports first (they hold every
+# report; Parquet is the fastest to read), then the CSV set, then the report itself (it needs nsys to convert).
+FORM_PREFERENCE = ("parquetdir", "sqlite", "arrowdir", "csv", "nsys-rep")
 LOCK_TIMEOUT_S = 60.0  # how long a run waits for another run's history lock
 
 
@@ -36,22 +43,48 @@ class NamedCapture:
     files: CaptureFiles
 
 
+def _candidate(path: Path) -> tuple[str, str] | None:
+    """(capture name, form) of a path that is a capture's main input, else None."""
+    if path.is_dir():
+        try:
+            form = form_of(path)
+        except InputError:
+            return None
+        return EXPORT_DIRECTORY.match(path.name)["capture"], form
+    for pattern, form in ((GPU_TRACE, "csv"), (SQLITE, "sqlite"), (REPORT, "nsys-rep")):
+        if match := pattern.match(path.name):
+            return match["capture"], form
+    return None
+
+
+def _files(path: Path, name: str, form: str) -> CaptureFiles:
+    if form != "csv":
+        return CaptureFiles(str(path))
+    ncu = tuple(str(p) for p in sorted(path.parent.glob(f"{name}_ncu*.csv*")))
+    return CaptureFiles(str(path), sibling(str(path), "cuda_kern_exec_trace"), sibling(str(path), "nvtx_pushpop_trace"),
+                        sibling(str(path), "cuda_api_trace"), ncu)
+
+
 def discover(directory: str | Path) -> list[NamedCapture]:
-    """Every `*_cuda_gpu_trace.csv[.gz]` under `directory` with its kern_exec / nvtx / ncu siblings."""
+    """Every capture under `directory`, once: an export, a `*_cuda_gpu_trace.csv[.gz]` with its siblings, or an
+    .nsys-rep (FORM_PREFERENCE picks among the forms of one capture). Hidden folders (the caches among them) and
+    export directories are not searched."""
     root = Path(directory)
     if not root.is_dir():
         raise InputError(f"{directory}: not a directory")
-    found = []
-    for path in sorted(root.rglob("*_cuda_gpu_trace.csv*")):
-        match = GPU_TRACE.match(path.name)
-        if not match:
-            continue
-        prefix = match["capture"]
-        ncu = tuple(str(p) for p in sorted(path.parent.glob(f"{prefix}_ncu*.csv*")))
-        files = CaptureFiles(str(path), ncu=ncu).with_siblings()
-        nvtx = sibling(str(path), "nvtx_pushpop_trace")
-        found.append(NamedCapture(prefix, replace(files, nvtx_trace=nvtx)))
-    return found
+    best: dict[tuple[Path, str], tuple[int, Path, str]] = {}
+    for folder, subfolders, names in os.walk(root):
+        here = Path(folder)
+        for entry in [*subfolders, *names]:
+            found = _candidate(here / entry)
+            if found:
+                rank = FORM_PREFERENCE.index(found[1])
+                key = (here, found[0])
+                if key not in best or rank < best[key][0]:
+                    best[key] = (rank, here / entry, found[1])
+        subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and _candidate(here / d) is None)
+    return [NamedCapture(name, _files(path, name, form))
+            for (_, name), (_, path, form) in sorted(best.items(), key=lambda item: str(item[1][1]))]
 
 
 def capture_rows(capture: NamedCapture, rules_dir: str | None) -> dict[str, Any]:

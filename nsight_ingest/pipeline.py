@@ -4,7 +4,7 @@ for each, from the store's cache when it was asked before."""
 from __future__ import annotations
 
 import json
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -13,7 +13,9 @@ import duckdb
 from nsight_ingest import store, windows
 from nsight_ingest.analysis import integrity, ranks
 from nsight_ingest.errors import EmptyScope, InputError
-from nsight_ingest.readers.source import is_sqlite, sibling
+from nsight_ingest.readers import forms
+from nsight_ingest.readers.forms import Input, as_input
+from nsight_ingest.readers.source import sibling
 from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, LAUNCHES, NCU, RANKS, Analysis
 from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlmodules import ModuleError, Scope, order
@@ -21,7 +23,8 @@ from nsight_ingest.sqlmodules import ModuleError, Scope, order
 
 @dataclass(frozen=True)
 class CaptureFiles:
-    """The export files of one capture: a cuda_gpu_trace (CSV or nsys SQLite) and the optional exports beside it."""
+    """The inputs of one capture as the user named them: a cuda_gpu_trace CSV or an nsys export or report (which
+    holds every report), and the optional exports beside it (found by name when not given)."""
 
     gpu_trace: str
     kern_exec: str | None = None
@@ -29,18 +32,51 @@ class CaptureFiles:
     api_trace: str | None = None
     ncu: tuple[str, ...] = ()
 
-    def with_siblings(self, need_nvtx: bool = False) -> CaptureFiles:
-        """These files with the missing ones found beside the gpu trace by name (an SQLite export holds them all);
-        with `need_nvtx`, a missing NVTX trace is an error."""
-        if is_sqlite(Path(self.gpu_trace)):
-            return replace(self, kern_exec=self.kern_exec or self.gpu_trace,
-                           nvtx_trace=self.nvtx_trace or (self.gpu_trace if need_nvtx else None))
-        found = replace(self, kern_exec=self.kern_exec or sibling(self.gpu_trace, "cuda_kern_exec_trace"),
-                        nvtx_trace=self.nvtx_trace or (sibling(self.gpu_trace, "nvtx_pushpop_trace")
-                                                       if need_nvtx else None))
-        if need_nvtx and found.nvtx_trace is None:
-            raise InputError(f"no sibling nvtx_pushpop_trace for {self.gpu_trace}: give --nvtx-trace FILE")
-        return found
+
+@dataclass(frozen=True)
+class Sources:
+    """How inputs are read: the nsys executable that converts an .nsys-rep (else $NSYS, else PATH) and the cache
+    folder for conversions and stores (else the user's cache folder); `use_cache` false reads every input anew."""
+
+    nsys: str | None = None
+    cache_dir: Path | None = None
+    use_cache: bool = True
+
+
+@dataclass(frozen=True)
+class CaptureInputs:
+    """The inputs of one capture, resolved: their forms known, an .nsys-rep converted, siblings found."""
+
+    gpu_trace: Input
+    kern_exec: Input | None
+    nvtx_trace: Input | None
+    api_trace: Input | None
+    ncu: tuple[Input, ...]
+
+
+def _sibling(gpu: Input, report: str) -> Input | None:
+    found = sibling(gpu.label, report) if gpu.path == gpu.identity and str(gpu.path) == gpu.label else None
+    return as_input(found) if found else None
+
+
+def resolve(files: CaptureFiles, sources: Sources, need_nvtx: bool = False) -> CaptureInputs:
+    """The capture's inputs: an export gives every report itself, a CSV's siblings are found by name; with
+    `need_nvtx`, a missing NVTX trace is an error."""
+
+    def given(text: str | None) -> Input | None:
+        return forms.resolve(text, sources.nsys, sources.cache_dir) if text is not None else None
+
+    gpu = given(files.gpu_trace)
+    if gpu.is_export:
+        kern_exec, api, nvtx = (given(files.kern_exec) or gpu, given(files.api_trace) or gpu,
+                                given(files.nvtx_trace) or (gpu if need_nvtx else None))
+    else:
+        kern_exec = given(files.kern_exec) or _sibling(gpu, "cuda_kern_exec_trace")
+        api = given(files.api_trace) or _sibling(gpu, "cuda_api_trace")
+        nvtx = given(files.nvtx_trace) or (_sibling(gpu, "nvtx_pushpop_trace") if need_nvtx else None)
+        if need_nvtx and nvtx is None:
+            raise InputError(f"no sibling nvtx_pushpop_trace for {files.gpu_trace}: give --nvtx-trace FILE")
+    return CaptureInputs(gpu, kern_exec, nvtx, api, tuple(given(path) for path in files.ncu))
 
 
 @dataclass(frozen=True)
@@ -69,16 +105,19 @@ class Run:
     con: duckdb.DuckDBPyConnection
     rule_set: RuleSet
     warnings: list[str] = field(default_factory=list)
+    sources: Sources = field(default_factory=Sources)
 
 
 def open_capture(run: Run, files: CaptureFiles, need_nvtx: bool = False) -> store.Capture:
-    """Ingest the capture's files (siblings found by name) and note what was recovered or is missing."""
-    files = files.with_siblings(need_nvtx)
-    capture = store.ingest_capture(run.con, files.gpu_trace, files.kern_exec, files.nvtx_trace, files.ncu,
-                                   files.api_trace)
-    run.warnings.extend(note for ingested, _ in capture.roles() for note in ingested.notes)
-    if files.kern_exec is None:
-        run.warnings.append(f"no sibling cuda_kern_exec_trace for {files.gpu_trace}: launch figures are null")
+    """Ingest the capture's inputs (siblings found by name) and note what was recovered or is missing."""
+    inputs = resolve(files, run.sources, need_nvtx)
+    capture = store.ingest_capture(run.con, inputs.gpu_trace, inputs.kern_exec, inputs.nvtx_trace, inputs.ncu,
+                                   inputs.api_trace)
+    run.warnings.extend(dict.fromkeys(note for ingested, _ in capture.roles() for note in ingested.notes))
+    if capture.kern_exec is None:
+        run.warnings.append(f"{files.gpu_trace}: the export has no CUDA API calls: launch figures are null"
+                            if inputs.gpu_trace.is_export else
+                            f"no sibling cuda_kern_exec_trace for {files.gpu_trace}: launch figures are null")
     return capture
 
 

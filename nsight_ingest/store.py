@@ -14,6 +14,7 @@ import duckdb
 
 from nsight_ingest import readers
 from nsight_ingest.errors import InputError, explain_duckdb_csv_error
+from nsight_ingest.readers.forms import Input, as_input
 from nsight_ingest.readers.source import file_hashes, utf8_copy
 from nsight_ingest.sqlfiles import read_sql
 from nsight_ingest.sqlmodules import common_sql
@@ -106,32 +107,40 @@ def _pause_for_tests() -> None:
         time.sleep(120)
 
 
-def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str, hashing: Future) -> Ingested:
+def _insert_all(con: duckdb.DuckDBPyConnection, load: readers.Load, trace_id: int) -> dict[str, int]:
+    """Run the load's INSERTs; the rows of each report (those of its first insert)."""
+    rows: dict[str, int] = {}
+    for insert in load.inserts:
+        count = con.execute(f"INSERT INTO {insert.table} BY NAME SELECT $trace_id AS trace_id, "
+                            f"COLUMNS(lambda c: list_contains($stored, c)) FROM ({insert.select_sql})",
+                            {"trace_id": trace_id, "stored": _stored_columns(con, insert.table)}).fetchone()[0]
+        rows.setdefault(insert.report_type, count)
+    return rows
+
+
+def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str, hashing: Future,
+                 staged: readers.Staged) -> dict[str, Ingested]:
     con.execute("BEGIN TRANSACTION")
     try:
-        trace_id = con.execute("SELECT nextval('trace_id_seq')").fetchall()[0][0]
         for sql, rows in load.setup:
             con.executemany(sql, rows) if rows else con.execute(sql)
-        for name, frame in load.frames:
-            con.register(name, frame)
-        inserted = [
-            con.execute(f"INSERT INTO {table} BY NAME SELECT $trace_id AS trace_id, "
-                        f"COLUMNS(lambda c: list_contains($stored, c)) FROM ({select_sql})",
-                        {"trace_id": trace_id, "stored": _stored_columns(con, table)}).fetchone()[0]
-            for table, select_sql in load.inserts
-        ]
-        rows = inserted[0]  # the file's rows are those of its first table
+        trace_ids = {report: con.execute("SELECT nextval('trace_id_seq')").fetchone()[0]
+                     for report in load.report_types}
+        rows = {}
+        for report, trace_id in trace_ids.items():
+            report_load = replace(load, inserts=tuple(i for i in load.inserts if i.report_type == report))
+            rows.update(_insert_all(con, report_load, trace_id))
         sha256, content_sha256 = hashing.result()
-        if rows == 0:
-            raise InputError(f"{label}: {load.report_type} has a header but no data rows")
+        if rows[load.report_type] == 0:
+            what = "holds no GPU operations" if load.stage else f"{load.report_type} has a header but no data rows"
+            raise InputError(f"{label}: {what}")
         existing = _existing(con, sha256, load.report_type)
         if existing:
             con.execute("ROLLBACK")
-            return Ingested(existing[0], label, load.report_type, sha256, content_sha256, existing[1], True)
-        con.execute(
-            "INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP)",
-            [trace_id, label, sha256, content_sha256, load.report_type, rows, load.nsys_version],
-        )
+            return {report: _stored(con, sha256, report, label, content_sha256) for report in load.report_types}
+        for report, trace_id in trace_ids.items():
+            con.execute("INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP)",
+                        [trace_id, label, sha256, content_sha256, report, rows[report], staged.nsys_version])
         _pause_for_tests()
         con.execute("COMMIT")
     except InputError:
@@ -139,50 +148,63 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
         raise
     except duckdb.Error as exc:
         con.execute("ROLLBACK")
-        if "Invalid unicode" in str(exc):
+        if "Invalid unicode" in str(exc) and not load.stage:
             raise _InvalidUtf8 from None
         raise explain_duckdb_csv_error(label, exc) from None
-    return Ingested(trace_id, label, load.report_type, sha256, content_sha256, rows, False)
+    return {report: Ingested(trace_ids[report], label, report, sha256, content_sha256, rows[report], False,
+                             staged.notes) for report in load.report_types}
 
 
-def _load_and_run(con: duckdb.DuckDBPyConnection, path: Path, report_type: str, label: str,
-                  hashing: Future) -> Ingested:
-    load = readers.load(path, report_type)
+def _stored(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str, label: str,
+            content_sha256: str | None) -> Ingested:
+    trace_id, rows = _existing(con, sha256, report_type)
+    return Ingested(trace_id, label, report_type, sha256, content_sha256, rows, True)
+
+
+def _load_and_run(con: duckdb.DuckDBPyConnection, source: Input, report_type: str,
+                  hashing: Future) -> dict[str, Ingested]:
+    load = readers.load(source.path, source.form, report_type)
+    staged = load.stage(con) if load.stage else readers.Staged(None)
     try:
-        return _transaction(con, load, label, hashing)
+        return _transaction(con, load, source.label, hashing, staged)
     finally:
+        if load.unstage:
+            load.unstage(con)
         if load.temporary:
             load.temporary.unlink(missing_ok=True)
 
 
-def ingest(con: duckdb.DuckDBPyConnection, path: str | Path, report_type: str) -> Ingested:
-    """Load one export into its tables in one transaction; identical content is stored once.
+def ingest(con: duckdb.DuckDBPyConnection, source: Input | str | Path, report_type: str) -> Ingested:
+    """Load one input's `report_type` in one transaction (an nsys export: every report it holds, once);
+    identical content is stored once.
 
     DuckDB parses; only when it meets bytes that are not UTF-8 does a slower path decode a copy with U+FFFD in
     their place, keeping the rows and noting how many sequences were replaced."""
-    label = str(path)
+    source = as_input(source)
     known: Future | None = None
     if con.execute("SELECT count(*) > 0 FROM traces WHERE report_type = ?", [report_type]).fetchone()[0]:
-        # a store with files of this kind: hash first, so a file already stored is not parsed again
-        sha256, content_sha256 = file_hashes(Path(path))
-        existing = _existing(con, sha256, report_type)
-        if existing:
-            return Ingested(existing[0], label, report_type, sha256, content_sha256, existing[1], True)
+        # a store with inputs of this kind: hash first, so an input already stored is not parsed again
+        sha256, content_sha256 = file_hashes(source.identity)
+        if _existing(con, sha256, report_type):
+            return _stored(con, sha256, report_type, source.label, content_sha256)
         known = Future()
         known.set_result((sha256, content_sha256))
     with ThreadPoolExecutor(max_workers=1) as pool:
         # hashlib releases the GIL, so hashing in a thread overlaps DuckDB's parsing
-        hashing = known or pool.submit(file_hashes, Path(path))
+        hashing = known or pool.submit(file_hashes, source.identity)
         try:
-            return _load_and_run(con, Path(path), report_type, label, hashing)
+            loaded = _load_and_run(con, source, report_type, hashing)
         except _InvalidUtf8:
-            copy, replaced = utf8_copy(Path(path))
+            copy, replaced = utf8_copy(source.path)
             try:
-                ingested = _load_and_run(con, copy, report_type, label, hashing)
+                loaded = _load_and_run(con, replace(source, path=copy), report_type, hashing)
             finally:
                 copy.unlink(missing_ok=True)
-            note = f"{label}: {replaced} invalid UTF-8 byte sequence(s) replaced with U+FFFD; rows kept"
-            return replace(ingested, notes=(note,))
+            note = f"{source.label}: {replaced} invalid UTF-8 byte sequence(s) replaced with U+FFFD; rows kept"
+            loaded = {report: replace(i, notes=(note,)) for report, i in loaded.items()}
+    if report_type not in loaded:
+        raise InputError(f"{source.label}: holds no {report_type} (it gives {', '.join(loaded)})")
+    return loaded[report_type]
 
 
 @dataclass(frozen=True)
@@ -205,18 +227,23 @@ class Capture:
 
 def ingest_capture(
     con: duckdb.DuckDBPyConnection,
-    gpu_trace: str | Path,
-    kern_exec: str | Path | None = None,
-    nvtx: str | Path | None = None,
-    ncu: tuple[str | Path, ...] = (),
-    api: str | Path | None = None,
+    gpu_trace: Input | str | Path,
+    kern_exec: Input | str | Path | None = None,
+    nvtx: Input | str | Path | None = None,
+    ncu: tuple[Input | str | Path, ...] = (),
+    api: Input | str | Path | None = None,
 ) -> Capture:
     """Ingest a cuda_gpu_trace with its optional kern_exec, NVTX, CUDA API and ncu exports and record them as one
-    capture."""
+    capture (a report an nsys export holds no rows of is left out)."""
     gpu = ingest(con, gpu_trace, "cuda_gpu_trace")
-    launches = ingest(con, kern_exec, "cuda_kern_exec_trace") if kern_exec is not None else None
-    ranges = ingest(con, nvtx, "nvtx_pushpop_trace") if nvtx is not None else None
-    calls = ingest(con, api, "cuda_api_trace") if api is not None else None
+
+    def optional(source: Input | str | Path | None, report_type: str) -> Ingested | None:
+        ingested = ingest(con, source, report_type) if source is not None else None
+        return ingested if ingested and ingested.rows else None
+
+    launches = optional(kern_exec, "cuda_kern_exec_trace")
+    ranges = optional(nvtx, "nvtx_pushpop_trace")
+    calls = optional(api, "cuda_api_trace")
     kern_id = launches.trace_id if launches else None
     row = con.execute(
         "SELECT capture_id FROM captures WHERE gpu_trace_id = ? AND kern_exec_trace_id IS NOT DISTINCT FROM ?",
@@ -234,11 +261,12 @@ def ingest_capture(
     return Capture(row[0], gpu, launches, ranges, tuple(ingest_ncu(con, path) for path in ncu), calls)
 
 
-def ingest_ncu(con: duckdb.DuckDBPyConnection, path: str | Path) -> Ingested:
+def ingest_ncu(con: duckdb.DuckDBPyConnection, source: Input | str | Path) -> Ingested:
     """Ingest an ncu export, raw or details page, whichever it is."""
     from nsight_ingest.readers import ncu
 
-    return ingest(con, path, ncu.detect(Path(path)))
+    source = as_input(source)
+    return ingest(con, source, ncu.detect(source.path))
 
 
 def stored_capture(con: duckdb.DuckDBPyConnection, capture_id: int) -> Capture:

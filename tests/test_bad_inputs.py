@@ -72,7 +72,7 @@ def test_corrupted_gzip(run_cli, tmp_path):
 
 
 def test_directory_instead_of_file(run_cli, tmp_path):
-    assert "is a directory" in error_line(run_cli("classify", tmp_path))
+    assert "a directory that is no nsys export" in error_line(run_cli("classify", tmp_path))
 
 
 def test_zero_byte_gzip(run_cli, tmp_path):

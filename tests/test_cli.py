@@ -9,6 +9,7 @@ import pytest
 from tests.conftest import DATA, GPU_HEADER, SAMPLES, kernel_row, write
 
 GOOD = SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv"
+API_CALLS = 59  # data rows of its cuda_api_trace sibling, found beside it by name
 
 
 def assert_one_line_error(result, *fragments: str) -> None:
@@ -43,7 +44,7 @@ def test_wrong_report_type(run_cli):
 
 
 def test_directory_given(run_cli, tmp_path):
-    assert_one_line_error(run_cli("classify", tmp_path), "is a directory")
+    assert_one_line_error(run_cli("classify", tmp_path), "a directory that is no nsys export")
 
 
 @pytest.mark.parametrize("cut", [40, 200])
@@ -87,6 +88,7 @@ def test_db_then_query(run_cli, tmp_path):
                      "SELECT report_type, count(*) AS n, sum(rows) AS rows FROM traces GROUP BY 1 ORDER BY 1")
     assert result.code == 0, result.err
     assert json.loads(result.out) == [
+        {"report_type": "cuda_api_trace", "n": 1, "rows": API_CALLS},
         {"report_type": "cuda_gpu_trace", "n": 1, "rows": 28},
         {"report_type": "cuda_kern_exec_trace", "n": 1, "rows": 26},
     ]

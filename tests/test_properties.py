@@ -104,6 +104,7 @@ def test_reader_round_trip(tmp_path_factory, rows, unit, quoting):
                          7, name])
     path = Path(tmp_path_factory.mktemp("r")) / "r_cuda_gpu_trace.csv"
     path.write_text(buffer.getvalue(), encoding="utf-8")
-    (_, select_sql), = nsys.load(path, "cuda_gpu_trace").inserts
+    (insert,) = nsys.load(path, "cuda_gpu_trace").inserts
+    select_sql = insert.select_sql
     got = store.connect().execute(f"SELECT start_ns, duration_ns, name FROM ({select_sql})").fetchall()
     assert got == [(start, duration, name) for start, duration, name in rows]

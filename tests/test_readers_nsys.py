@@ -17,7 +17,8 @@ from tests.conftest import DATA, GPU_HEADER, SAMPLES, kernel_row, memop_row, wri
 
 
 def rows_of(path, report="cuda_gpu_trace"):
-    (_, select_sql), = nsys.load(path, report).inserts
+    (insert,) = nsys.load(path, report).inserts
+    select_sql = insert.select_sql
     return dict_rows(duckdb.connect().execute(select_sql))
 
 

@@ -1,38 +1,62 @@
-"""Readers turn one export file into normalized rows (as DuckDB SELECTs); they never analyse."""
+"""Readers turn one export (a file or an export directory) into normalized rows (as DuckDB SELECTs); they never
+analyse."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import duckdb
+
+
+@dataclass(frozen=True)
+class Insert:
+    """One INSERT of a load: the SELECT giving `table`'s rows of the report `report_type`."""
+
+    report_type: str
+    table: str
+    select_sql: str
+
+
+@dataclass(frozen=True)
+class Staged:
+    """What staging an export found out: the nsys version it names, and recoveries worth a warning."""
+
+    nsys_version: str | None
+    notes: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
 class Load:
-    """What the store runs, in one transaction, to load a file: setup statements, then one INSERT per table.
+    """What the store runs to load an input: staging (outside the transaction), then in one transaction the setup
+    statements and one INSERT per table.
 
-    `setup` holds (sql, rows) pairs, run with executemany over rows (or once when rows is empty), e.g. a temp
-    table describing the file's columns;
-    `inserts` holds (table, select_sql); the first table's new rows are the file's row count.
+    `report_type` is the input's own report (an export's: cuda_gpu_trace); the rows of each report type are those
+    of its first insert, and the input's rows those of `report_type`. `setup` holds (sql, rows) pairs, run with
+    executemany over rows (or once when rows is empty), e.g. a temp table describing the file's columns.
     """
 
     report_type: str
-    inserts: tuple[tuple[str, str], ...]
+    inserts: tuple[Insert, ...]
     setup: tuple[tuple[str, list[list]], ...] = field(default=())
     temporary: Path | None = None  # a copy of the table the SELECTs read, to delete after loading
-    frames: tuple[tuple[str, object], ...] = field(default=())  # (name, DataFrame) the SELECTs read
-    nsys_version: str | None = None
+    stage: Callable[[duckdb.DuckDBPyConnection], Staged] | None = None  # puts an export's tables in reach
+    unstage: Callable[[duckdb.DuckDBPyConnection], None] | None = None
+
+    @property
+    def report_types(self) -> tuple[str, ...]:
+        """The reports this load fills, in order."""
+        return tuple(dict.fromkeys(insert.report_type for insert in self.inserts))
 
 
-def load(path: Path, report_type: str) -> Load:
-    """The Load for `path` read as `report_type` (an nsys report or an ncu page; CSV or nsys SQLite export)."""
-    from nsight_ingest.readers.source import is_sqlite
+def load(path: Path, form: str, report_type: str) -> Load:
+    """The Load for `path`, an input of `form` (see readers.forms), read as `report_type` (an nsys report or an ncu
+    page); an nsys export gives every report it holds."""
+    if form != "csv":
+        from nsight_ingest.readers import export
 
-    if is_sqlite(path):
-        from dataclasses import replace
-
-        from nsight_ingest.readers import sqlite
-
-        return replace(sqlite.load(path, report_type), nsys_version=sqlite.nsys_version(path))
+        return export.load(path, form)
     if report_type.startswith("ncu_"):
         from nsight_ingest.readers import ncu
 

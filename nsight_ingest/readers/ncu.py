@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
-from nsight_ingest.readers import Load
+from nsight_ingest.readers import Insert, Load
 from nsight_ingest.readers.source import (
     CsvTable,
     head_lines,
@@ -71,8 +71,8 @@ def _raw(table: CsvTable) -> Load:
     results_source = f"(SELECT {_present_or_null(names, IDENTITY.values())} FROM {source})"
     return Load(
         "ncu_raw",
-        (("ncu_results", read_sql("readers/ncu_results.sql").format(source=results_source)),
-         ("ncu_metrics", read_sql("readers/ncu_raw_metrics.sql").format(source=source))),
+        (Insert("ncu_raw", "ncu_results", read_sql("readers/ncu_results.sql").format(source=results_source)),
+         Insert("ncu_raw", "ncu_metrics", read_sql("readers/ncu_raw_metrics.sql").format(source=source))),
         setup=((HEADER_TABLE, []), ("INSERT INTO ncu_header VALUES (?, ?, ?)", header_rows)),
         temporary=temporary,
     )
@@ -91,9 +91,9 @@ def _details(table: CsvTable) -> Load:
     source = f"(SELECT {_present_or_null(names, known.values())} FROM {reader})"
     return Load(
         "ncu_details",
-        (("ncu_results", read_sql("readers/ncu_results.sql").format(source=source)),
-         ("ncu_metrics", read_sql("readers/ncu_details_metrics.sql").format(source=source)),
-         ("ncu_rules", read_sql("readers/ncu_details_rules.sql").format(source=source))),
+        (Insert("ncu_details", "ncu_results", read_sql("readers/ncu_results.sql").format(source=source)),
+         Insert("ncu_details", "ncu_metrics", read_sql("readers/ncu_details_metrics.sql").format(source=source)),
+         Insert("ncu_details", "ncu_rules", read_sql("readers/ncu_details_rules.sql").format(source=source))),
         temporary=temporary,
     )
 

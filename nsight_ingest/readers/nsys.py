@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
-from nsight_ingest.readers import Load
+from nsight_ingest.readers import Insert, Load
 from nsight_ingest.readers.source import CsvTable, locate_table, read_csv_call, table_copy
 from nsight_ingest.sqlfiles import read_sql, sql_string
 
@@ -140,4 +140,5 @@ def load(path: Path, report_type: str) -> Load:
     spec = SPECS[report_type]
     table = locate_table(path, report_type)
     *source_file, temporary = table_copy(table, always_scan=False)
-    return Load(report_type, ((spec.table, build_select(table, spec, tuple(source_file))),), temporary=temporary)
+    return Load(report_type, (Insert(report_type, spec.table, build_select(table, spec, tuple(source_file))),),
+                temporary=temporary)

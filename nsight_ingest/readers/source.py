@@ -165,14 +165,57 @@ def locate_table(path: Path, expected: str) -> CsvTable:
     raise InputError(f"{path}: not an nsys/ncu CSV export: unrecognised header {first[:100]!r}")
 
 
-def file_hashes(path: Path) -> tuple[str, str | None]:
-    """sha256 of the file's bytes and, for gzip, of its uncompressed content (else None)."""
-    raw_hash = hashlib.sha256()
+def _sha256_of_file(path: Path) -> str:
+    digest = hashlib.sha256()
     with path.open("rb") as fh:
         while chunk := fh.read(1 << 20):
-            raw_hash.update(chunk)
+            digest.update(chunk)
+    return digest.hexdigest()
+
+
+def _sha256_of_directory(path: Path) -> str:
+    """An export directory's hash: of each file's name and sha256, in name order."""
+    digest = hashlib.sha256()
+    for file in sorted(p for p in path.iterdir() if p.is_file()):
+        digest.update(f"{file.name}\0{_sha256_of_file(file)}\n".encode())
+    return digest.hexdigest()
+
+
+_HASHED: dict[tuple, tuple[str, str | None]] = {}
+
+
+def file_identity(path: Path) -> tuple:
+    """What changes when the file (or a file of the directory) changes: path, inode, size, modification and
+    change times."""
+    files = sorted(path.iterdir()) if path.is_dir() else [path]
+    return str(path.resolve()), *((f.name, *_stat_key(f)) for f in files)
+
+
+def _stat_key(path: Path) -> tuple:
+    info = path.stat()
+    return info.st_dev, info.st_ino, info.st_size, info.st_mtime_ns, info.st_ctime_ns
+
+
+def file_hashes(path: Path) -> tuple[str, str | None]:
+    """sha256 of the input's bytes (of a directory: of its files') and, for gzip, of its uncompressed content
+    (else None); computed once per process for unchanged files."""
+    key = file_identity(path)
+    if key not in _HASHED:
+        _HASHED[key] = _hashes(path)
+    return _HASHED[key]
+
+
+def remember_hashes(path: Path, hashes: tuple[str, str | None]) -> None:
+    """Take `hashes` as the unchanged file's (remembered from an earlier run)."""
+    _HASHED[file_identity(path)] = hashes
+
+
+def _hashes(path: Path) -> tuple[str, str | None]:
+    if path.is_dir():
+        return _sha256_of_directory(path), None
+    raw = _sha256_of_file(path)
     if not is_gzip(path):
-        return raw_hash.hexdigest(), None
+        return raw, None
     content_hash = hashlib.sha256()
     try:
         with gzip.open(path, "rb") as fh:
@@ -180,7 +223,7 @@ def file_hashes(path: Path) -> tuple[str, str | None]:
                 content_hash.update(chunk)
     except (OSError, EOFError, zlib.error) as exc:
         raise InputError(f"{path}: corrupted gzip file ({exc})") from None
-    return raw_hash.hexdigest(), content_hash.hexdigest()
+    return raw, content_hash.hexdigest()
 
 
 def sibling(path: str, report: str, suffix: str = "cuda_gpu_trace") -> str | None:

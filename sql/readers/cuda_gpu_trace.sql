@@ -1,5 +1,6 @@
 -- Shape one nsys cuda_gpu_trace into gpu_ops columns (trace_id is added by the store).
--- {source} yields the file's columns already in base units (see readers/nsys.py).
+-- The source yields the report's columns already in base units: a CSV report's (readers/nsys.py) or an nsys
+-- export's (readers/nsys_export_cuda_gpu_trace.sql).
 SELECT
     start_ns,
     duration_ns,

@@ -1,0 +1,115 @@
+"""The user's cache folder: .nsys-rep conversions and ingested stores, named by the content they came from, the
+least recently used evicted past a size cap. Entries appear whole (written aside, then renamed) or not at all."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+CACHE_DIR_ENV = "NSIGHT_INGEST_CACHE_DIR"
+MAX_BYTES_ENV = "NSIGHT_INGEST_CACHE_MAX_BYTES"
+DEFAULT_MAX_BYTES = 4 * 2**30
+PARTIAL = ".partial-"  # the name prefix of an entry being written
+
+
+def root(cache_dir: Path | None = None) -> Path:
+    """The cache folder: `cache_dir`, else $NSIGHT_INGEST_CACHE_DIR, else $XDG_CACHE_HOME/nsight-ingest, else
+    ~/.cache/nsight-ingest."""
+    if cache_dir is not None:
+        return Path(cache_dir)
+    if os.environ.get(CACHE_DIR_ENV):
+        return Path(os.environ[CACHE_DIR_ENV])
+    base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
+    return Path(base) / "nsight-ingest"
+
+
+def max_bytes() -> int:
+    """The size cap of one cache folder ($NSIGHT_INGEST_CACHE_MAX_BYTES, default 4 GiB)."""
+    value = os.environ.get(MAX_BYTES_ENV, "")
+    return int(value) if value.isdigit() else DEFAULT_MAX_BYTES
+
+
+def partial(final: Path) -> Path:
+    """Where an entry is written before it is published as `final` (unique to this process)."""
+    return final.with_name(f"{PARTIAL}{os.getpid()}-{final.name}")
+
+
+def publish(written: Path, final: Path) -> None:
+    """Make a written entry visible under its final name in one rename (a stale one of that name goes first)."""
+    if final.is_dir():
+        shutil.rmtree(final, ignore_errors=True)
+    os.replace(written, final)
+
+
+def remove(entry: Path) -> None:
+    """Delete an entry, file or folder; one already gone is fine."""
+    if entry.is_dir():
+        shutil.rmtree(entry, ignore_errors=True)
+    else:
+        entry.unlink(missing_ok=True)
+
+
+def _size(entry: Path) -> int:
+    if entry.is_dir():
+        return sum(f.stat().st_size for f in entry.rglob("*") if f.is_file())
+    return entry.stat().st_size
+
+
+def touch(entry: Path) -> None:
+    """Mark an entry used now (eviction removes the least recently used first)."""
+    os.utime(entry)
+
+
+def evict(folder: Path, keep: Path, limit: int | None = None) -> list[Path]:
+    """Remove the least recently used entries of `folder` until it holds at most `limit` bytes (never `keep`,
+    nor an entry being written); the entries removed."""
+    limit = max_bytes() if limit is None else limit
+    entries = []
+    for entry in folder.iterdir():
+        if entry.name.startswith(PARTIAL) or entry.suffix == ".lock":
+            continue
+        try:
+            entries.append((entry.stat().st_mtime_ns, _size(entry), entry))
+        except OSError:
+            continue  # removed meanwhile by another process
+    total = sum(size for _, size, _ in entries)
+    removed = []
+    for _, size, entry in sorted(entries):
+        if total <= limit:
+            break
+        if entry != keep:
+            remove(entry)
+            total -= size
+            removed.append(entry)
+    return removed
+
+
+def _hash_entry(folder: Path, path: Path) -> Path:
+    import hashlib
+
+    from nsight_ingest.readers.source import file_identity
+
+    return folder / hashlib.sha256(repr(file_identity(path)).encode()).hexdigest()
+
+
+def known_hashes(path: Path, folder: Path) -> tuple[str, str | None]:
+    """The input's hashes (readers.source.file_hashes), remembered in `folder` by the file's identity (path,
+    inode, size, modification and change times) so that an unchanged input is not read again to be named."""
+    from nsight_ingest.readers.source import file_hashes, remember_hashes
+
+    entry = _hash_entry(folder, path)
+    try:
+        raw, _, content = entry.read_text().partition(" ")
+    except OSError:
+        raw = ""
+    if len(raw) == 64:
+        hashes = (raw, content.strip() or None)
+        remember_hashes(path, hashes)
+        return hashes
+    hashes = file_hashes(path)
+    folder.mkdir(parents=True, exist_ok=True)
+    written = partial(entry)
+    written.write_text(f"{hashes[0]} {hashes[1] or ''}\n")
+    publish(written, entry)
+    return hashes

@@ -1,0 +1,218 @@
+"""nsys export databases (`.sqlite`, `nsys export --type parquetdir`, `--type arrowdir`) -> the store's rows.
+
+Each form only *stages* the columns of nsys's tables that the mapping reads into an in-memory DuckDB database
+attached as `nsys_export`, under nsys's own table names (a missing table empty, a column an older schema lacks
+NULL); one mapping in SQL (sql/readers/nsys_export_*.sql), the same for every form, turns them into the columns of
+the CSV reports, which the CSV readers' shaping SQL turns into store rows. Nothing goes through pandas: SQLite rows
+stream in fixed-size batches into Arrow record batches into DuckDB, Parquet files are read by DuckDB itself and
+Arrow IPC streams through pyarrow's stream reader.
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from collections.abc import Callable, Iterator
+from functools import partial
+from pathlib import Path
+
+import duckdb
+
+from nsight_ingest.errors import InputError
+from nsight_ingest.readers import Insert, Load, Staged
+from nsight_ingest.sqlfiles import read_sql, sql_string
+
+STAGE = "nsys_export"  # the attached database the mapping reads
+ROW_NUMBER = "rowNumber"  # a staged column: the row's number in its table, from 1 (nsys's NVTX RangeId)
+
+# The columns of nsys's export schema that the mapping reads, with the DuckDB type each is staged as.
+EXPORT_COLUMNS: dict[str, dict[str, str]] = {
+    "CUPTI_ACTIVITY_KIND_KERNEL": dict.fromkeys(
+        ("start", "end", "deviceId", "contextId", "greenContextId", "streamId", "correlationId", "globalPid",
+         "demangledName", "registersPerThread", "gridX", "gridY", "gridZ", "blockX", "blockY", "blockZ",
+         "staticSharedMemory", "dynamicSharedMemory"), "BIGINT"),
+    "CUPTI_ACTIVITY_KIND_MEMCPY": dict.fromkeys(
+        ("start", "end", "deviceId", "contextId", "greenContextId", "streamId", "correlationId", "bytes",
+         "copyKind", "srcKind", "dstKind"), "BIGINT"),
+    "CUPTI_ACTIVITY_KIND_MEMSET": dict.fromkeys(
+        ("start", "end", "deviceId", "contextId", "greenContextId", "streamId", "correlationId", "bytes", "memKind"),
+        "BIGINT"),
+    "CUPTI_ACTIVITY_KIND_RUNTIME": dict.fromkeys(
+        ("start", "end", "eventClass", "globalTid", "correlationId", "nameId", "returnValue"), "BIGINT"),
+    "NVTX_EVENTS": {"start": "BIGINT", "end": "BIGINT", "eventType": "BIGINT", "text": "VARCHAR",
+                    "textId": "BIGINT", "domainId": "BIGINT", "globalTid": "BIGINT", ROW_NUMBER: "BIGINT"},
+    "StringIds": {"id": "BIGINT", "value": "VARCHAR"},
+    "ThreadNames": {"nameId": "BIGINT", "priority": "BIGINT", "globalTid": "BIGINT"},
+    "TARGET_INFO_GPU": {"id": "BIGINT", "name": "VARCHAR"},
+    "ENUM_CUDA_MEMCPY_OPER": {"id": "BIGINT", "label": "VARCHAR"},
+    "ENUM_CUDA_MEM_KIND": {"id": "BIGINT", "label": "VARCHAR"},
+    "META_DATA_EXPORT": {"name": "VARCHAR", "value": "VARCHAR"},
+    "EXPORT_META_DATA": {"name": "VARCHAR", "value": "VARCHAR"},  # its name before schema 3
+}
+REQUIRED = ("CUPTI_ACTIVITY_KIND_KERNEL", "StringIds")
+# CUPTI's fixed lists, used in place of an enum table the export lacks.
+FALLBACK_ENUMS = {"ENUM_CUDA_MEMCPY_OPER": "readers/nsys_export_memcpy_kinds.sql",
+                  "ENUM_CUDA_MEM_KIND": "readers/nsys_export_memory_kinds.sql"}
+# The report each store table is filled from, in load order (the first is the export's own row count).
+REPORTS = (("cuda_gpu_trace", "gpu_ops"), ("cuda_kern_exec_trace", "kernel_launches"),
+           ("cuda_api_trace", "api_calls"), ("nvtx_pushpop_trace", "nvtx_ranges"))
+SQLITE_BATCH_ROWS = 65_536
+
+# The files of a directory export, by form.
+DIRECTORY_SUFFIX = {"parquetdir": ".parquet", "arrowdir": ".arrow"}
+
+
+def _staged_table(table: str) -> str:
+    return f'{STAGE}."{table}"'
+
+
+def _projection(table: str, present: set[str], row_number: str) -> str:
+    """The SELECT list staging `table`: each mapped column cast to its type, NULL where the export lacks it."""
+    items = []
+    for column, kind in EXPORT_COLUMNS[table].items():
+        source = row_number if column == ROW_NUMBER else (f'"{column}"' if column in present else "NULL")
+        items.append(f'CAST({source} AS {kind}) AS "{column}"')
+    return ", ".join(items)
+
+
+def _stage_empty(con: duckdb.DuckDBPyConnection, table: str) -> None:
+    if table in FALLBACK_ENUMS:
+        con.execute(f"CREATE TABLE {_staged_table(table)} AS {read_sql(FALLBACK_ENUMS[table])}")
+        return
+    columns = ", ".join(f'"{column}" {kind}' for column, kind in EXPORT_COLUMNS[table].items())
+    con.execute(f"CREATE TABLE {_staged_table(table)} ({columns})")
+
+
+def _arrow_type(kind: str):
+    import pyarrow as pa
+
+    return pa.int64() if kind == "BIGINT" else pa.string()
+
+
+def _sqlite_batches(cursor: sqlite3.Cursor, schema) -> Iterator:
+    import pyarrow as pa
+
+    while rows := cursor.fetchmany(SQLITE_BATCH_ROWS):
+        columns = zip(*rows, strict=True)
+        yield pa.RecordBatch.from_arrays([pa.array(values, type=field.type) for values, field in
+                                          zip(columns, schema, strict=True)], schema=schema)
+
+
+def _stage_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Stage the mapped tables of an nsys .sqlite export; the tables it has."""
+    import pyarrow as pa
+
+    try:
+        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
+        source.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+        tables = {row[0] for row in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{path}: not a readable SQLite file ({exc})") from None
+    try:
+        for table in EXPORT_COLUMNS:
+            if table not in tables:
+                _stage_empty(con, table)
+                continue
+            present = {row[1] for row in source.execute(f'PRAGMA table_info("{table}")')}
+            columns = EXPORT_COLUMNS[table]
+            select = ", ".join("rowid" if c == ROW_NUMBER else (f'"{c}"' if c in present else "NULL") for c in columns)
+            schema = pa.schema([(c, _arrow_type(kind)) for c, kind in columns.items()])
+            batches = pa.RecordBatchReader.from_batches(
+                schema, _sqlite_batches(source.execute(f'SELECT {select} FROM "{table}"'), schema))
+            con.register("nsys_export_batches", batches)
+            try:
+                con.execute(f"CREATE TABLE {_staged_table(table)} AS SELECT * FROM nsys_export_batches")
+            finally:
+                con.unregister("nsys_export_batches")
+    except (sqlite3.DatabaseError, pa.ArrowException) as exc:
+        raise InputError(f"{path}: reading the SQLite export failed ({exc})") from None
+    finally:
+        source.close()
+    return tables
+
+
+def _directory_tables(path: Path, form: str) -> dict[str, Path]:
+    suffix = DIRECTORY_SUFFIX[form]
+    return {file.name.removesuffix(suffix): file for file in path.iterdir() if file.name.endswith(suffix)}
+
+
+def _stage_parquet(path: Path, con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Stage an `nsys export --type parquetdir` directory: views over its Parquet files, read by DuckDB."""
+    files = _directory_tables(path, "parquetdir")
+    for table in EXPORT_COLUMNS:
+        if table not in files:
+            _stage_empty(con, table)
+            continue
+        scan = f"read_parquet({sql_string(str(files[table]))}, file_row_number = true)"
+        try:
+            present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
+        except duckdb.Error as exc:
+            raise InputError(f"{files[table]}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+        con.execute(f"CREATE VIEW {_staged_table(table)} AS SELECT "
+                    f"{_projection(table, present, 'file_row_number + 1')} FROM {scan}")
+    return set(files)
+
+
+def _stage_arrow(path: Path, con: duckdb.DuckDBPyConnection) -> set[str]:
+    """Stage an `nsys export --type arrowdir` directory: its Arrow IPC stream files, batch by batch."""
+    import pyarrow as pa
+    import pyarrow.ipc
+
+    files = _directory_tables(path, "arrowdir")
+    for table in EXPORT_COLUMNS:
+        if table not in files:
+            _stage_empty(con, table)
+            continue
+        try:
+            with pyarrow.ipc.open_stream(files[table]) as stream:
+                present = set(stream.schema.names)
+                con.register("nsys_export_batches", stream)
+                try:
+                    # the stream is read once, in order: row_number() numbers the rows as the file holds them
+                    con.execute(f"CREATE TABLE {_staged_table(table)} AS SELECT "
+                                f"{_projection(table, present, 'row_number() OVER ()')} FROM nsys_export_batches")
+                finally:
+                    con.unregister("nsys_export_batches")
+        except (pa.ArrowException, OSError) as exc:
+            raise InputError(f"{files[table]}: not a readable Arrow IPC stream ({exc})") from None
+    return set(files)
+
+
+STAGERS: dict[str, Callable[[Path, duckdb.DuckDBPyConnection], set[str]]] = {
+    "sqlite": _stage_sqlite, "parquetdir": _stage_parquet, "arrowdir": _stage_arrow}
+
+
+def _stage(path: Path, form: str, con: duckdb.DuckDBPyConnection) -> Staged:
+    """Attach `nsys_export`, stage the export's tables and the mapping's shared views; what the export says."""
+    con.execute(f"DETACH DATABASE IF EXISTS {STAGE}")
+    con.execute(f"ATTACH ':memory:' AS {STAGE}")
+    try:
+        tables = STAGERS[form](path, con)
+        missing = [table for table in REQUIRED if table not in tables]
+        if missing:
+            raise InputError(f"{path}: not an nsys export with CUDA kernels: no {', '.join(missing)} table "
+                             f"(was it captured with `nsys profile --trace=cuda`?)")
+        con.execute(read_sql("readers/nsys_export_views.sql"))
+        version = con.execute(
+            f"SELECT any_value(value) FROM (SELECT * FROM {_staged_table('META_DATA_EXPORT')} UNION ALL "
+            f"SELECT * FROM {_staged_table('EXPORT_META_DATA')}) WHERE name = 'EXPORT_PRODUCT_VERSION'").fetchone()[0]
+    except BaseException:
+        unstage(con)
+        raise
+    notes = []
+    if "TARGET_INFO_GPU" not in tables:
+        notes.append(f"{path}: the export has no TARGET_INFO_GPU table; devices are labelled 'GPU (N)'")
+    return Staged(version, tuple(notes))
+
+
+def unstage(con: duckdb.DuckDBPyConnection) -> None:
+    """Drop the staged export."""
+    con.execute(f"DETACH DATABASE IF EXISTS {STAGE}")
+
+
+def load(path: Path, form: str) -> Load:
+    """The Load of every report an nsys export holds (one transaction, one traces row each)."""
+    inserts = tuple(
+        Insert(report, table, read_sql(f"readers/{report}.sql").format(
+            source=f"({read_sql(f'readers/nsys_export_{report}.sql')})"))
+        for report, table in REPORTS)
+    return Load(REPORTS[0][0], inserts, stage=partial(_stage, path, form), unstage=unstage)
