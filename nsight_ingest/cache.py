@@ -42,12 +42,16 @@ def publish(written: Path, final: Path) -> None:
     os.replace(written, final)
 
 
+COMPANIONS = (".wal", ".lock")  # files that go with an entry of the name before them (a store's log and lock)
+
+
 def remove(entry: Path) -> None:
-    """Delete an entry, file or folder; one already gone is fine."""
+    """Delete an entry, file or folder, with its write-ahead log; one already gone is fine."""
     if entry.is_dir():
         shutil.rmtree(entry, ignore_errors=True)
     else:
         entry.unlink(missing_ok=True)
+        entry.with_name(entry.name + ".wal").unlink(missing_ok=True)
 
 
 def _size(entry: Path) -> int:
@@ -67,7 +71,7 @@ def evict(folder: Path, keep: Path, limit: int | None = None) -> list[Path]:
     limit = max_bytes() if limit is None else limit
     entries = []
     for entry in folder.iterdir():
-        if entry.name.startswith(PARTIAL) or entry.suffix == ".lock":
+        if entry.name.startswith(PARTIAL) or entry.suffix in COMPANIONS:
             continue
         try:
             entries.append((entry.stat().st_mtime_ns, _size(entry), entry))

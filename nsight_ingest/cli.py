@@ -47,13 +47,21 @@ def _warn_about(run: pipeline.Run) -> None:
         _warn(warning)
 
 
-def _run(db: str | None, rules: Path | None) -> pipeline.Run:
-    """A pipeline.Run on the store `db` (in memory when None) with the rule set of `rules`."""
+def _run(db: str | None, rules: Path | None, sources: pipeline.Sources | None = None) -> pipeline.Run:
+    """A pipeline.Run on the store `db` (without it: the cached store of the inputs, or one in memory) with the rule
+    set of `rules`, reading inputs as `sources` says."""
     rule_set = load_rule_set(rules)
-    return pipeline.Run(store.connect(db), rule_set)
+    return pipeline.Run(store.connect(db) if db else None, rule_set, sources=sources or pipeline.Sources())
 
 
-GpuTrace = Annotated[str, typer.Argument(help="nsys cuda_gpu_trace CSV (.csv or .csv.gz)")]
+GpuTrace = Annotated[str, typer.Argument(
+    help="the capture: an .nsys-rep, an nsys export (.sqlite, parquetdir or arrowdir folder), or a cuda_gpu_trace "
+         "CSV (.csv, .csv.gz, - for stdin)")]
+Nsys = Annotated[str | None, typer.Option("--nsys", help="nsys executable that converts an .nsys-rep "
+                                                          "(default: $NSYS, then PATH)")]
+CacheDir = Annotated[Path | None, typer.Option("--cache-dir", help="cache folder for converted reports and ingested "
+                                                                    "stores (default: the user's cache folder)")]
+NoCache = Annotated[bool, typer.Option("--no-cache", help="read the inputs anew; keep no store in the cache")]
 KernExec = Annotated[
     str | None, typer.Option("--kern-exec", help="cuda_kern_exec_trace CSV; default: the sibling file")
 ]
@@ -90,19 +98,25 @@ def _keyword(name: str, annotation: Any, default: Any = None) -> inspect.Paramet
     return inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
 
 
+SOURCES = (_keyword("nsys", Nsys), _keyword("cache_dir", CacheDir), _keyword("no_cache", NoCache, False))
+
+
 def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
-             extra: tuple[registry.Option, ...] = ()):
-    """A typer command of `analysis`: its `inputs`, --rules when it classifies, --db, its options (and `extra`
-    ones) and --format; `body(given, run)` returns the result to print (given: the parsed values, the options
-    under `options`), and the run's warnings are printed."""
+             extra: tuple[registry.Option, ...] = (), captures: bool = True):
+    """A typer command of `analysis`: its `inputs`, --rules when it classifies, --db, how captures are read (when
+    it reads `captures`), its options (and `extra` ones) and --format; `body(given, run)` returns the result to
+    print (given: the parsed values, the options under `options`), and the run's warnings are printed."""
     options = (*analysis.options, *extra)
     parameters = [*inputs, *([_keyword("rules", Rules)] if analysis.uses_rules else []), _keyword("db", Db),
-                  *(_option(option) for option in options), _keyword("fmt", Fmt, Format.json)]
+                  *(SOURCES if captures else ()), *(_option(option) for option in options),
+                  _keyword("fmt", Fmt, Format.json)]
 
     def command(**given: Any) -> None:
         given["options"] = {o.name: given.pop(o.name) for o in options}
-        run = _run(given["db"], given.get("rules"))
+        sources = pipeline.Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
+        run = _run(given["db"], given.get("rules"), sources)
         result = body(given, run)
+        pipeline.finish(run)
         _warn_about(run)
         _print(result, given["fmt"], analysis.print_table)
 
@@ -140,24 +154,27 @@ rules_app.command("audit")(_capture_command(registry.AUDIT))
 
 @app.command()
 def ingest(
-    gpu_traces: Annotated[list[str], typer.Argument(help="cuda_gpu_trace CSVs; their kern_exec siblings come too")],
+    gpu_traces: Annotated[list[str], typer.Argument(help="captures: .nsys-rep, nsys exports, or cuda_gpu_trace CSVs "
+                                                          "(their siblings come too)")],
     db: Annotated[str, typer.Option("--db", help="DuckDB store to load into (created if missing)")],
+    nsys: Nsys = None,
+    cache_dir: CacheDir = None,
 ) -> None:
     """Load captures into a persistent store without analysing them (`query` and the analyses read it later)."""
-    run = _run(db, None)
+    run = _run(db, None, pipeline.Sources(nsys, cache_dir))
     loaded = pipeline.ingest(run, gpu_traces)
     _warn_about(run)
     print(report.to_json(loaded))
 
 
 app.command(name="ranks")(_command(registry.RANKS, [_argument("files", Annotated[list[str], typer.Argument(
-    help="one cuda_gpu_trace (CSV or nsys .sqlite) per rank, or one file holding several GPUs")])],
+    help="one capture per rank (.nsys-rep, nsys export or cuda_gpu_trace CSV), or one holding several GPUs")])],
     lambda given, run: pipeline.analyse_ranks(run, [pipeline.CaptureFiles(p) for p in given["files"]],
                                               given["options"])))
 
 app.command(name="ncu")(_command(registry.NCU, [_argument("files", Annotated[list[str], typer.Argument(
     help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")])],
-    lambda given, run: pipeline.analyse_ncu(run, given["files"], given["options"])))
+    lambda given, run: pipeline.analyse_ncu(run, given["files"], given["options"]), captures=False))
 
 app.command(name="compare")(_command(registry.COMPARE, [
     _argument("a", Annotated[str | None, typer.Argument(help="cuda_gpu_trace of the 'before' capture")], None),

@@ -10,7 +10,7 @@ from typing import Any
 
 import duckdb
 
-from nsight_ingest import store, windows
+from nsight_ingest import cache, store, store_cache, windows
 from nsight_ingest.analysis import integrity, ranks
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers import forms
@@ -52,6 +52,12 @@ class CaptureInputs:
     nvtx_trace: Input | None
     api_trace: Input | None
     ncu: tuple[Input, ...]
+
+    def roles(self) -> list[tuple[str, Input]]:
+        """Each input with its role."""
+        named = [("gpu_trace", self.gpu_trace), ("kern_exec", self.kern_exec), ("nvtx_trace", self.nvtx_trace),
+                 ("api_trace", self.api_trace), *(("ncu", i) for i in self.ncu)]
+        return [(role, i) for role, i in named if i is not None]
 
 
 def _sibling(gpu: Input, report: str) -> Input | None:
@@ -100,24 +106,47 @@ class WindowChoice:
 
 @dataclass
 class Run:
-    """One command's store connection, rule set and the warnings gathered while answering it."""
+    """One command's store connection (None until its inputs are known: then the cached store of those inputs, or
+    one in memory), rule set, how it reads inputs and the warnings gathered while answering it."""
 
-    con: duckdb.DuckDBPyConnection
+    con: duckdb.DuckDBPyConnection | None
     rule_set: RuleSet
     warnings: list[str] = field(default_factory=list)
     sources: Sources = field(default_factory=Sources)
+    cached: store_cache.CachedStore | None = None
 
 
-def open_capture(run: Run, files: CaptureFiles, need_nvtx: bool = False) -> store.Capture:
+def connect(run: Run, captures: list[CaptureInputs] = ()) -> duckdb.DuckDBPyConnection:
+    """The run's store: the one given (--db), else the cached store of these captures' inputs, else in memory."""
+    if run.con is None:
+        inputs = [i for capture in captures for i in capture.roles()]
+        if run.sources.use_cache and inputs and not any(i.streamed for _, i in inputs):
+            folder = cache.root(run.sources.cache_dir)
+            named = [(role, cache.known_hashes(i.identity, folder / "hashes")[0]) for role, i in inputs]
+            run.cached = store_cache.open_store(folder / "stores", store_cache.key(named), {sha for _, sha in named})
+            run.warnings.extend(run.cached.notes)
+            run.con = run.cached.con
+        else:
+            run.con = store.connect()
+    return run.con
+
+
+def finish(run: Run) -> None:
+    """Keep the run's new store in the cache (once the command has succeeded)."""
+    if run.cached is not None:
+        store_cache.close(run.cached)
+
+
+def open_capture(run: Run, files: CaptureFiles | CaptureInputs, need_nvtx: bool = False) -> store.Capture:
     """Ingest the capture's inputs (siblings found by name) and note what was recovered or is missing."""
-    inputs = resolve(files, run.sources, need_nvtx)
-    capture = store.ingest_capture(run.con, inputs.gpu_trace, inputs.kern_exec, inputs.nvtx_trace, inputs.ncu,
-                                   inputs.api_trace)
+    inputs = files if isinstance(files, CaptureInputs) else resolve(files, run.sources, need_nvtx)
+    capture = store.ingest_capture(connect(run, [inputs]), inputs.gpu_trace, inputs.kern_exec, inputs.nvtx_trace,
+                                   inputs.ncu, inputs.api_trace)
     run.warnings.extend(dict.fromkeys(note for ingested, _ in capture.roles() for note in ingested.notes))
     if capture.kern_exec is None:
-        run.warnings.append(f"{files.gpu_trace}: the export has no CUDA API calls: launch figures are null"
+        run.warnings.append(f"{inputs.gpu_trace.label}: the export has no CUDA API calls: launch figures are null"
                             if inputs.gpu_trace.is_export else
-                            f"no sibling cuda_kern_exec_trace for {files.gpu_trace}: launch figures are null")
+                            f"no sibling cuda_kern_exec_trace for {inputs.gpu_trace.label}: launch figures are null")
     return capture
 
 
@@ -187,7 +216,7 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
     capture = open_capture(run, files, choice.needs_nvtx)
     rules = {"rule_set_version": run.rule_set.version} if analysis.uses_rules else {}
     key = json.dumps({"command": analysis.name, **options, **rules,
-                      "inputs": sorted(i.trace_id for i, _ in capture.roles()),
+                      "inputs": sorted((i.trace_id, i.path) for i, _ in capture.roles()),
                       "nvtx": choice.nvtx, "range": choice.time_range, "per_nvtx": choice.per_nvtx},
                      sort_keys=True, default=str)
     result = store.cached_result(run.con, capture.capture_id, key) if analysis.cacheable else None
@@ -224,7 +253,8 @@ def ingest(run: Run, paths: list[str]) -> list[dict[str, Any]]:
     return loaded
 
 
-def classify_and_launches(run: Run, files: CaptureFiles) -> tuple[store.Capture, dict[str, Any], dict[str, Any]]:
+def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs
+                          ) -> tuple[store.Capture, dict[str, Any], dict[str, Any]]:
     """The classify and launches results of a whole capture at their defaults, on one scope (its modules are built
     once for both), with their integrity warnings."""
     capture = open_capture(run, files)
@@ -237,7 +267,7 @@ def classify_and_launches(run: Run, files: CaptureFiles) -> tuple[store.Capture,
 
 def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:
     """The ncu analysis of Nsight Compute exports (raw or details pages): each profiled launch, classified."""
-    inputs = [store.ingest_ncu(run.con, path) for path in paths]
+    inputs = [store.ingest_ncu(connect(run), path) for path in paths]
     return _answered(NCU, ncu_scope(run, inputs), inputs, options)
 
 
@@ -253,13 +283,22 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
             given[int(rank)] = int(value)
         except ValueError:
             raise InputError(f"--offset {item!r}: expected RANK=NS, both integers") from None
-    captures = [open_capture(run, f, need_nvtx=bool(nvtx)) for f in files]
-    sources = ranks.assign(run.con, captures, options.get("rank_pattern") or ranks.RANK_PATTERN)
-    if nvtx:
-        sources = ranks.nvtx_steps(run.con, captures, sources, nvtx)
-    window = windows.time_range(time_range).ranges[0][:2] if time_range else None
-    return _answered(RANKS, Scope(run.con, {}, {"sources": sources}), shared_clock=len(captures) == 1,
-                     offsets=given, time_range=window)
+    resolved = [resolve(f, run.sources, need_nvtx=bool(nvtx)) for f in files]
+    connect(run, resolved)
+    captures = [open_capture(run, inputs) for inputs in resolved]
+    # the files' names are in the key: ranks are read from them
+    key = json.dumps({"command": RANKS.name, **options, "inputs": [sorted((i.trace_id, i.path) for i, _ in c.roles())
+                                                                   for c in captures]}, sort_keys=True, default=str)
+    result = store.cached_result(run.con, captures[0].capture_id, key)
+    if result is None:
+        sources = ranks.assign(run.con, captures, options.get("rank_pattern") or ranks.RANK_PATTERN)
+        if nvtx:
+            sources = ranks.nvtx_steps(run.con, captures, sources, nvtx)
+        window = windows.time_range(time_range).ranges[0][:2] if time_range else None
+        result = _answered(RANKS, Scope(run.con, {}, {"sources": sources}), shared_clock=len(captures) == 1,
+                           offsets=given, time_range=window)
+        store.remember_result(run.con, captures[0].capture_id, key, result)
+    return result
 
 
 def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, timings: Path | None,
@@ -272,6 +311,8 @@ def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, t
         return _answered(ABBA, Scope(duckdb.connect(), {}, {"timings_path": timings}), options)
     if not (before and after):
         raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
-    _, summary_a, launches_a = classify_and_launches(run, before)
-    _, summary_b, launches_b = classify_and_launches(run, after)
+    both = [resolve(files, run.sources) for files in (before, after)]
+    connect(run, both)
+    _, summary_a, launches_a = classify_and_launches(run, both[0])
+    _, summary_b, launches_b = classify_and_launches(run, both[1])
     return _with_keys(COMPARE, COMPARE.answer(summary_a, summary_b, launches_a, launches_b))

@@ -88,11 +88,10 @@ def _stored_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
                        " AND database_name = current_database()", [table]).fetchone()[0]
 
 
-def _existing(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str) -> tuple[int, int] | None:
-    row = con.execute(
-        "SELECT trace_id, rows FROM traces WHERE sha256 = ? AND report_type = ?", [sha256, report_type]
-    ).fetchone()
-    return (row[0], row[1]) if row else None
+def _existing(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str) -> tuple[int, int, list[str]] | None:
+    """(trace_id, rows, notes) of the input with these bytes stored as `report_type`, if it is."""
+    return con.execute("SELECT trace_id, rows, notes FROM traces WHERE sha256 = ? AND report_type = ?",
+                       [sha256, report_type]).fetchone()
 
 
 class _InvalidUtf8(Exception):
@@ -139,8 +138,9 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
             con.execute("ROLLBACK")
             return {report: _stored(con, sha256, report, label, content_sha256) for report in load.report_types}
         for report, trace_id in trace_ids.items():
-            con.execute("INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP)",
-                        [trace_id, label, sha256, content_sha256, report, rows[report], staged.nsys_version])
+            con.execute("INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, ?)",
+                        [trace_id, label, sha256, content_sha256, report, rows[report], staged.nsys_version,
+                         list(staged.notes)])
         _pause_for_tests()
         con.execute("COMMIT")
     except InputError:
@@ -157,14 +157,15 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
 
 def _stored(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str, label: str,
             content_sha256: str | None) -> Ingested:
-    trace_id, rows = _existing(con, sha256, report_type)
-    return Ingested(trace_id, label, report_type, sha256, content_sha256, rows, True)
+    trace_id, rows, notes = _existing(con, sha256, report_type)
+    return Ingested(trace_id, label, report_type, sha256, content_sha256, rows, True, tuple(notes))
 
 
-def _load_and_run(con: duckdb.DuckDBPyConnection, source: Input, report_type: str,
-                  hashing: Future) -> dict[str, Ingested]:
+def _load_and_run(con: duckdb.DuckDBPyConnection, source: Input, report_type: str, hashing: Future,
+                  notes: tuple[str, ...] = ()) -> dict[str, Ingested]:
     load = readers.load(source.path, source.form, report_type)
     staged = load.stage(con) if load.stage else readers.Staged(None)
+    staged = replace(staged, notes=staged.notes + notes)
     try:
         return _transaction(con, load, source.label, hashing, staged)
     finally:
@@ -196,12 +197,11 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Input | str | Path, report_ty
             loaded = _load_and_run(con, source, report_type, hashing)
         except _InvalidUtf8:
             copy, replaced = utf8_copy(source.path)
+            note = f"{source.label}: {replaced} invalid UTF-8 byte sequence(s) replaced with U+FFFD; rows kept"
             try:
-                loaded = _load_and_run(con, replace(source, path=copy), report_type, hashing)
+                loaded = _load_and_run(con, replace(source, path=copy), report_type, hashing, (note,))
             finally:
                 copy.unlink(missing_ok=True)
-            note = f"{source.label}: {replaced} invalid UTF-8 byte sequence(s) replaced with U+FFFD; rows kept"
-            loaded = {report: replace(i, notes=(note,)) for report, i in loaded.items()}
     if report_type not in loaded:
         raise InputError(f"{source.label}: holds no {report_type} (it gives {', '.join(loaded)})")
     return loaded[report_type]

@@ -13,6 +13,7 @@ CREATE TABLE IF NOT EXISTS traces (
     rows            BIGINT NOT NULL,
     nsys_version    VARCHAR,               -- when the export says (CSV reports do not)
     ingested_at     TIMESTAMP NOT NULL,
+    notes           VARCHAR[] NOT NULL,    -- what was recovered while reading it (warned about whenever it is used)
     UNIQUE (sha256, report_type)
 );
 

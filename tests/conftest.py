@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import io
 import json
 import sys
 from dataclasses import dataclass
@@ -68,12 +69,22 @@ class CliResult:
         return json.loads(self.out)
 
 
+@pytest.fixture(autouse=True)
+def cache_folder(monkeypatch, tmp_path_factory) -> Path:
+    """Each test's own cache folder for converted reports and ingested stores (never the user's)."""
+    folder = tmp_path_factory.mktemp("cache")
+    monkeypatch.setenv("NSIGHT_INGEST_CACHE_DIR", str(folder))
+    return folder
+
+
 @pytest.fixture
 def run_cli(monkeypatch, capsys):
     """Run `nsight-ingest ARGS...` in-process through the real entry point."""
 
-    def run(*args: str) -> CliResult:
+    def run(*args: str, stdin: bytes | None = None) -> CliResult:
         monkeypatch.setattr(sys, "argv", ["nsight-ingest", *map(str, args)])
+        if stdin is not None:
+            monkeypatch.setattr(sys, "stdin", io.TextIOWrapper(io.BytesIO(stdin)))
         code = 0
         try:
             cli.main()

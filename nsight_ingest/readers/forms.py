@@ -33,6 +33,7 @@ class Input:
     label: str
     form: str
     identity: Path
+    streamed: bool = False  # read from stdin or a pipe (spooled to a temporary file)
 
     @property
     def is_export(self) -> bool:
@@ -114,7 +115,7 @@ def resolve(text: str, nsys: str | None = None, cache_dir: Path | None = None) -
 
 def _spool_input(stream, label: str) -> Input:
     copy = _spooled(stream, label)
-    return Input(copy, label, "csv", copy)
+    return Input(copy, label, "csv", copy, streamed=True)
 
 
 def as_input(source: Input | str | os.PathLike) -> Input:

@@ -1,0 +1,102 @@
+"""Ingested stores kept between commands without --db: the store of a command's inputs, named by their hashes
+(and the store's format), so a later command on the same bytes reads it, and the results stored in it, instead of
+parsing again. A store is built in memory and published whole after the command succeeds; a damaged one is
+rebuilt, never trusted."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import duckdb
+
+from nsight_ingest import __version__, cache, store
+from nsight_ingest.errors import InputError
+from nsight_ingest.sqlfiles import sql_root, sql_string
+
+LOCK_TIMEOUT_S = 120.0  # how long a command waits for another one using the same cached store
+
+
+@dataclass
+class CachedStore:
+    """The store a command uses: found in the cache (`hit`), or new in memory and published at `path` when the
+    command succeeds."""
+
+    con: duckdb.DuckDBPyConnection
+    path: Path
+    hit: bool
+    notes: list[str] = field(default_factory=list)
+    lock: object | None = None
+
+
+def store_format() -> str:
+    """What a cached store's content depends on besides its inputs: the tool's version and its schema and readers."""
+    digest = hashlib.sha256(__version__.encode())
+    for path in [sql_root() / "schema.sql", *sorted((sql_root() / "readers").glob("*.sql"))]:
+        digest.update(path.read_bytes())
+    return digest.hexdigest()
+
+
+def key(inputs: list[tuple[str, str]]) -> str:
+    """The name of the store of these (role, sha256) inputs, in order."""
+    return hashlib.sha256(json.dumps([store_format(), inputs]).encode()).hexdigest()[:32]
+
+
+def _holds(con: duckdb.DuckDBPyConnection, sha256s: set[str]) -> bool:
+    stored = {sha for (sha,) in con.execute("SELECT DISTINCT sha256 FROM traces").fetchall()}
+    return sha256s <= stored and con.execute("SELECT count(*) FROM captures").fetchone()[0] > 0
+
+
+def open_store(folder: Path, name: str, sha256s: set[str]) -> CachedStore:
+    """The cached store `name` of `folder` when it is whole and holds these inputs, else a new in-memory one."""
+    from filelock import FileLock, Timeout
+
+    path = folder / f"{name}.duckdb"
+    folder.mkdir(parents=True, exist_ok=True)
+    notes = []
+    if path.exists():
+        lock = FileLock(path.with_suffix(".lock"))
+        try:
+            lock.acquire(timeout=LOCK_TIMEOUT_S)
+        except Timeout:
+            raise InputError(f"{path}: another command holds this cached store (waited {LOCK_TIMEOUT_S:g} s); "
+                             f"try --no-cache") from None
+        con = None
+        try:
+            con = store.connect(path)
+            if _holds(con, sha256s):
+                cache.touch(path)
+                return CachedStore(con, path, True, lock=lock)
+        except (duckdb.Error, InputError):
+            pass
+        if con is not None:
+            con.close()
+        cache.remove(path)
+        lock.release()
+        notes.append(f"{path}: a damaged cached store was removed; the inputs are read again")
+    return CachedStore(store.connect(), path, False, notes)
+
+
+def close(cached: CachedStore) -> None:
+    """The command succeeded: publish a new store in the cache, then close the store and release its lock."""
+    if not cached.hit:
+        _publish(cached)
+    cached.con.close()
+    if cached.lock is not None:
+        cached.lock.release()
+
+
+def _publish(cached: CachedStore) -> None:
+    """Write a new store into the cache under its name, whole, and evict past the cap."""
+    written = cache.partial(cached.path)
+    cache.remove(written)
+    cache.remove(cached.path)  # a store evicted while this command ran may have left its log
+    cached.con.execute(f"ATTACH {sql_string(str(written))} AS published")
+    try:
+        cached.con.execute("COPY FROM DATABASE memory TO published")
+    finally:
+        cached.con.execute("DETACH published")
+    cache.publish(written, cached.path)
+    cache.evict(cached.path.parent, keep=cached.path)
