@@ -13,6 +13,7 @@ $(STAMP): pyproject.toml
 	touch $(STAMP)
 
 demo: $(STAMP)
+	$(BIN)/nsight-ingest classify sample_traces/h200_llm_serve.sqlite --format table
 	$(BIN)/nsight-ingest classify sample_traces/h200_dit_oneblock_cuda_gpu_trace.csv --format table
 
 test: $(STAMP)

@@ -116,9 +116,12 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
         sources = pipeline.Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
         run = _run(given["db"], given.get("rules"), sources)
         result = body(given, run)
-        pipeline.finish(run)
         _warn_about(run)
         _print(result, given["fmt"], analysis.print_table)
+        sys.stdout.flush()  # the answer is out before its store is written to the cache
+        run.warnings.clear()
+        pipeline.finish(run)
+        _warn_about(run)
 
     command.__signature__ = inspect.Signature(parameters)
     command.__doc__ = analysis.help

@@ -132,9 +132,10 @@ def connect(run: Run, captures: list[CaptureInputs] = ()) -> duckdb.DuckDBPyConn
 
 
 def finish(run: Run) -> None:
-    """Keep the run's new store in the cache (once the command has succeeded)."""
+    """Keep the run's new store in the cache (once the command has succeeded and its answer is out)."""
     if run.cached is not None:
-        store_cache.close(run.cached)
+        warning = store_cache.close(run.cached)
+        run.warnings.extend([warning] if warning else [])
 
 
 def open_capture(run: Run, files: CaptureFiles | CaptureInputs, need_nvtx: bool = False) -> store.Capture:

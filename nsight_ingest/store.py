@@ -164,7 +164,8 @@ def _stored(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str, label
 def _load_and_run(con: duckdb.DuckDBPyConnection, source: Input, report_type: str, hashing: Future,
                   notes: tuple[str, ...] = ()) -> dict[str, Ingested]:
     load = readers.load(source.path, source.form, report_type)
-    staged = load.stage(con) if load.stage else readers.Staged(None)
+    details = "context_id" in _stored_columns(con, "gpu_ops")  # a store in a file keeps every column
+    staged = load.stage(con, details) if load.stage else readers.Staged(None)
     staged = replace(staged, notes=staged.notes + notes)
     try:
         return _transaction(con, load, source.label, hashing, staged)

@@ -79,13 +79,19 @@ def open_store(folder: Path, name: str, sha256s: set[str]) -> CachedStore:
     return CachedStore(store.connect(), path, False, notes)
 
 
-def close(cached: CachedStore) -> None:
-    """The command succeeded: publish a new store in the cache, then close the store and release its lock."""
+def close(cached: CachedStore) -> str | None:
+    """The command succeeded: publish a new store in the cache, then close the store and release its lock; a
+    warning when the store could not be kept (the answer stands)."""
+    warning = None
     if not cached.hit:
-        _publish(cached)
+        try:
+            _publish(cached)
+        except (OSError, duckdb.Error) as exc:
+            warning = f"{cached.path}: the store could not be kept in the cache ({str(exc).splitlines()[0]})"
     cached.con.close()
     if cached.lock is not None:
         cached.lock.release()
+    return warning
 
 
 def _publish(cached: CachedStore) -> None:

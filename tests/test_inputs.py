@@ -230,3 +230,16 @@ def test_siblings_of_a_csv_include_the_api_trace(run_cli, tmp_path):
         shutil.copy(LLM / f"llm2_{report}.csv", tmp_path / f"x_{report}.csv")
     out = run_cli("classify", tmp_path / "x_cuda_gpu_trace.csv").json()
     assert {i["role"] for i in out["inputs"]} == {"gpu_trace", "kernel_exec_trace", "api_trace"}
+
+
+def test_classify_the_2022_and_two_gpu_exports(run_cli):
+    saxpy = DATA / "public" / "saxpy_mpi_cuda_2022.sqlite"
+    with sqlite3.connect(saxpy) as db:
+        operations = sum(db.execute(f"SELECT count(*) FROM CUPTI_ACTIVITY_KIND_{t}").fetchone()[0]
+                         for t in ("KERNEL", "MEMCPY", "MEMSET"))
+    out = run_cli("classify", saxpy).json()
+    assert (out["gpu_operation_count"], out["kernel_count"]) == (operations, 5)
+    assert out["launch_api"]["launch_api_calls"] == {"cudaLaunchKernel": 5}  # 5 launch rows, not 10
+    two_gpus = run_cli("classify", DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite")
+    assert set(two_gpus.json()["devices"]) == {"GPU (0)", "GPU (1)"}
+    assert "no TARGET_INFO_GPU table; devices are labelled 'GPU (N)'" in two_gpus.err

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import datetime as dt
 import json
+import shutil
 
 import duckdb
 import pytest
 from filelock import FileLock
 
 from nsight_ingest import nightly
+from tests.conftest import DATA
 from tools.gen_trace import DIT_BLOCK, DIT_BLOCK_MEMOPS, generate
 
 NIGHTS = 6
@@ -154,3 +156,19 @@ def test_discovery_pairs_siblings(tmp_path):
     (trace,) = nightly.discover(tmp_path)
     assert trace.name == "x" and trace.files.kern_exec.endswith("x_cuda_kern_exec_trace.csv")
     assert trace.files.nvtx_trace.endswith("x_nvtx_pushpop_trace.csv") and trace.files.ncu[0].endswith("x_ncu_raw.csv")
+
+
+def test_discovery_keeps_one_form_per_capture(tmp_path):
+    """The same capture as a report, an .sqlite and a CSV set counts once (the export is read); a parquetdir is a
+    capture of its own name; cache folders and export folders are not searched."""
+    llm = DATA / "h200_llm_serve"
+    night = tmp_path / "night"
+    night.mkdir()
+    shutil.copy(llm / "llm2.sqlite", night / "run.sqlite")
+    shutil.copy(llm / "llm2_cuda_gpu_trace.csv", night / "run_cuda_gpu_trace.csv")
+    (night / "run.nsys-rep").write_bytes(b"NVIDIA Tegra Profiler Report 1\n")
+    shutil.copytree(llm / "llm2_pq", night / "other_pq")
+    shutil.copytree(llm / "llm2_pq", night / ".nsight-ingest-cache" / "run.0123.parquetdir")
+    (night / "other_pq" / "nested_cuda_gpu_trace.csv").write_text("")
+    found = {c.name: c.files.gpu_trace for c in nightly.discover(tmp_path)}
+    assert found == {"run": str(night / "run.sqlite"), "other": str(night / "other_pq")}

@@ -5,7 +5,9 @@ times, each as a subprocess (the median of 5 runs, with the largest peak RSS): (
 that imports duckdb and scans
 both CSVs with read_csv, touching the columns classify uses; (b) `nsight-ingest classify` end to end;
 (c) `nsight-ingest ingest` into a persistent store; and in-process (d) the classify summary of the stored capture.
---scaling repeats (a) and (b) at 1x, 2x and 4x the rows.
+--scaling repeats (a) and (b) at 1x, 2x and 4x the rows. --inputs writes the same capture as an nsys .sqlite and a
+parquetdir too (tools/gen_export.py) and times, for each form, a bare scan of its files, `classify` cold (--no-cache),
+its first run that fills the cache, and repeated `classify`, `launches` and `ranks` read from the cache.
 """
 
 from __future__ import annotations
@@ -38,6 +40,27 @@ con.sql(f'''SELECT sum("API Start (ns)"), sum("API Dur (ns)"), sum("Kernel Start
 """
 
 
+# Bare scans of an export's two big tables, reading the columns nsight-ingest reads: DuckDB reads Parquet itself;
+# SQLite can only be read through Python's sqlite3 (DuckDB's sqlite scanner has no build for DuckDB 2).
+EXPORT_COLUMNS = {"CUPTI_ACTIVITY_KIND_KERNEL": 'start, "end", deviceId, streamId, correlationId, globalPid, '
+                                                'demangledName, gridX',
+                  "CUPTI_ACTIVITY_KIND_RUNTIME": 'start, "end", eventClass, globalTid, correlationId, nameId, '
+                                                 'returnValue'}
+BASELINE_PARQUET = """
+import sys, duckdb, json
+folder, columns = sys.argv[1], json.loads(sys.argv[2])
+for table, select in columns.items():
+    sums = ', '.join(f'sum({c})' for c in select.split(', '))
+    duckdb.sql(f"SELECT {sums} FROM '{folder}/{table}.parquet'").fetchall()
+"""
+BASELINE_SQLITE = """
+import sys, sqlite3, json
+db, columns = sqlite3.connect(sys.argv[1]), json.loads(sys.argv[2])
+for table, select in columns.items():
+    cursor = db.execute(f"SELECT {select} FROM {table}")
+    while cursor.fetchmany(65536):
+        pass
+"""
 REPEATS = 5
 
 
@@ -97,7 +120,7 @@ def measure(rows: int, full: bool) -> dict:
     total_rows = operations + line_count(kern)
     csv_bytes = gpu.stat().st_size + kern.stat().st_size
     steps = {"baseline_duckdb_scan": run([sys.executable, "-c", BASELINE, str(gpu), str(kern)]),
-             "classify": run([*CLI, "classify", str(gpu)])}
+             "classify": run([*CLI, "classify", str(gpu), "--no-cache"])}
     result = {"gpu_operations": operations, "rows": total_rows, "csv_bytes": csv_bytes}
     if full:
         store_path = OUT / "bench_store.duckdb"
@@ -110,7 +133,7 @@ def measure(rows: int, full: bool) -> dict:
         steps["classify_stored_again"] = run([*CLI, "classify", str(gpu), "--db", str(store_path)])
         result["requery_seconds"], result["recompute_seconds"] = requery(store_path)
         small = ROOT / "sample_traces" / "h200_dit_oneblock_cuda_gpu_trace.csv"
-        result["small_classify_seconds"] = run([*CLI, "classify", str(small)])[0]
+        result["small_classify_seconds"] = run([*CLI, "classify", str(small), "--no-cache"])[0]
     base = steps["baseline_duckdb_scan"][0]
     result["steps"] = {name: {"seconds": seconds, "ratio_to_baseline": seconds / base,
                               "rows_per_second": total_rows / seconds, "peak_rss_bytes": rss}
@@ -174,10 +197,56 @@ def measure_ranks(ranks: int, kernels_per_rank: int) -> dict:
         folder.mkdir(parents=True)
         generate(folder, ranks=ranks, steps=max(1, kernels_per_rank // 12), seed=3)
     files = sorted(str(p) for p in folder.glob("*_cuda_gpu_trace.csv"))
-    seconds, rss = run([*CLI, "ranks", *files])
+    seconds, rss = run([*CLI, "ranks", *files, "--no-cache"])
     rows = sum(line_count(Path(f)) for f in files)
     return {"ranks": ranks, "kernels": rows, "seconds": seconds, "rows_per_second": rows / seconds,
             "peak_rss_bytes": rss}
+
+
+def measure_inputs(rows: int) -> dict:
+    """`classify` (and the cached questions) on one capture as a CSV set, an nsys .sqlite and a parquetdir."""
+    import shutil
+
+    from tools.gen_export import write_exports
+
+    gpu, kern = capture(rows)
+    sqlite_path, parquet = gpu.parent / "bench.sqlite", gpu.parent / "bench_pq"
+    if not sqlite_path.exists():
+        write_exports(gpu, kern, sqlite_path, parquet)
+    columns = json.dumps(EXPORT_COLUMNS)
+    forms = {"csv": (gpu, [sys.executable, "-c", BASELINE, str(gpu), str(kern)], gpu.stat().st_size +
+                     kern.stat().st_size),
+             "sqlite": (sqlite_path, [sys.executable, "-c", BASELINE_SQLITE, str(sqlite_path), columns],
+                        sqlite_path.stat().st_size),
+             "parquetdir": (parquet, [sys.executable, "-c", BASELINE_PARQUET, str(parquet), columns],
+                            sum(f.stat().st_size for f in parquet.iterdir()))}
+    cache = OUT / "cache"
+    os.environ["NSIGHT_INGEST_CACHE_DIR"] = str(cache)
+    result = {"gpu_operations": line_count(gpu), "forms": {}}
+    for form, (path, baseline, size) in forms.items():
+        shutil.rmtree(cache, ignore_errors=True)
+        steps = {"bare scan": run(baseline), "classify (no cache)": run([*CLI, "classify", str(path), "--no-cache"]),
+                 "classify, first (fills cache)": run([*CLI, "classify", str(path)],
+                                                      lambda: shutil.rmtree(cache, ignore_errors=True))}
+        for command in ("classify", "launches", "ranks"):
+            run_once([*CLI, command, str(path)])  # untimed: the question is asked once before
+            steps[f"{command} again (cached)"] = run([*CLI, command, str(path)])
+        result["forms"][form] = {"bytes": size, "steps": {name: {"seconds": seconds, "peak_rss_bytes": rss}
+                                                           for name, (seconds, rss) in steps.items()}}
+    shutil.rmtree(cache, ignore_errors=True)
+    return result
+
+
+def print_inputs(result: dict) -> None:
+    print(f"{result['gpu_operations']:,} GPU operations as each input form; {os.cpu_count()} cores")
+    print(f"{'form':<12}{'MB':>6}  {'step':<30}{'seconds':>9}{'x bare scan':>13}{'x CSV':>7}{'peak RSS MB':>13}")
+    csv_cold = result["forms"]["csv"]["steps"]["classify (no cache)"]["seconds"]
+    for form, measured in result["forms"].items():
+        bare = measured["steps"]["bare scan"]["seconds"]
+        for name, step in measured["steps"].items():
+            print(f"{form:<12}{measured['bytes'] / 1e6:>6.0f}  {name:<30}{step['seconds']:>9.2f}"
+                  f"{step['seconds'] / bare:>13.2f}{step['seconds'] / csv_cold:>7.2f}"
+                  f"{step['peak_rss_bytes'] / 2**20:>13,.0f}")
 
 
 def print_table(result: dict) -> None:
@@ -202,7 +271,12 @@ def main() -> None:
     parser.add_argument("--ranks", type=int, default=0, help="also time `ranks` on this many synthetic rank files")
     parser.add_argument("--kernels-per-rank", type=int, default=250_000)
     parser.add_argument("--parts", action="store_true", help="only the time of each part of classify, in process")
+    parser.add_argument("--inputs", action="store_true", help="only classify of each input form, cold and cached")
     args = parser.parse_args()
+    if args.inputs:
+        result = measure_inputs(args.rows)
+        print(json.dumps(result, indent=2)) if args.json else print_inputs(result)
+        return
     if args.parts:
         timed = parts(args.rows)
         print(json.dumps(timed, indent=2) if args.json else "\n".join(

@@ -41,7 +41,8 @@ class Load:
     inserts: tuple[Insert, ...]
     setup: tuple[tuple[str, list[list]], ...] = field(default=())
     temporary: Path | None = None  # a copy of the table the SELECTs read, to delete after loading
-    stage: Callable[[duckdb.DuckDBPyConnection], Staged] | None = None  # puts an export's tables in reach
+    # puts an export's tables in reach; true: the store keeps every column (store.DETAIL_COLUMNS too)
+    stage: Callable[[duckdb.DuckDBPyConnection, bool], Staged] | None = None
     unstage: Callable[[duckdb.DuckDBPyConnection], None] | None = None
 
     @property

@@ -10,7 +10,10 @@ Arrow IPC streams through pyarrow's stream reader.
 
 from __future__ import annotations
 
+import os
+import shutil
 import sqlite3
+import tempfile
 from collections.abc import Callable, Iterator
 from functools import partial
 from pathlib import Path
@@ -48,6 +51,14 @@ EXPORT_COLUMNS: dict[str, dict[str, str]] = {
     "META_DATA_EXPORT": {"name": "VARCHAR", "value": "VARCHAR"},
     "EXPORT_META_DATA": {"name": "VARCHAR", "value": "VARCHAR"},  # its name before schema 3
 }
+# Columns the mapping reads only for store columns that an in-memory store leaves out (store.DETAIL_COLUMNS): read
+# into such a store, they are staged NULL, unread (fetching them doubled the time of SQLite's kernel table).
+DETAIL_ONLY = {
+    "CUPTI_ACTIVITY_KIND_KERNEL": ("contextId", "greenContextId", "registersPerThread", "gridY", "gridZ", "blockX",
+                                   "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory"),
+    "CUPTI_ACTIVITY_KIND_MEMCPY": ("contextId", "greenContextId", "bytes", "srcKind", "dstKind"),
+    "CUPTI_ACTIVITY_KIND_MEMSET": ("contextId", "greenContextId", "bytes", "memKind"),
+}
 REQUIRED = ("CUPTI_ACTIVITY_KIND_KERNEL", "StringIds")
 # CUPTI's fixed lists, used in place of an enum table the export lacks.
 FALLBACK_ENUMS = {"ENUM_CUDA_MEMCPY_OPER": "readers/nsys_export_memcpy_kinds.sql",
@@ -56,6 +67,9 @@ FALLBACK_ENUMS = {"ENUM_CUDA_MEMCPY_OPER": "readers/nsys_export_memcpy_kinds.sql
 REPORTS = (("cuda_gpu_trace", "gpu_ops"), ("cuda_kern_exec_trace", "kernel_launches"),
            ("cuda_api_trace", "api_calls"), ("nvtx_pushpop_trace", "nvtx_ranges"))
 SQLITE_BATCH_ROWS = 65_536
+PARALLEL_ROWS = 200_000  # an .sqlite export with more rows than this is read by one worker process per core
+PART_ROWS = 50_000  # a table with more rows than this is read in one part per worker
+MAX_SQLITE_WORKERS = 16
 
 # The files of a directory export, by form.
 DIRECTORY_SUFFIX = {"parquetdir": ".parquet", "arrowdir": ".arrow"}
@@ -65,11 +79,16 @@ def _staged_table(table: str) -> str:
     return f'{STAGE}."{table}"'
 
 
-def _projection(table: str, present: set[str], row_number: str) -> str:
-    """The SELECT list staging `table`: each mapped column cast to its type, NULL where the export lacks it."""
+def _read(table: str, present: set[str], details: bool) -> set[str]:
+    """The columns of `table` to read: those the export has and the store keeps."""
+    return {c for c in present if details or c not in DETAIL_ONLY.get(table, ())}
+
+
+def _projection(table: str, read: set[str], row_number: str) -> str:
+    """The SELECT list staging `table`: each mapped column cast to its type, NULL where it is not read."""
     items = []
     for column, kind in EXPORT_COLUMNS[table].items():
-        source = row_number if column == ROW_NUMBER else (f'"{column}"' if column in present else "NULL")
+        source = row_number if column == ROW_NUMBER else (f'"{column}"' if column in read else "NULL")
         items.append(f'CAST({source} AS {kind}) AS "{column}"')
     return ", ".join(items)
 
@@ -89,45 +108,121 @@ def _arrow_type(kind: str):
 
 
 def _sqlite_batches(cursor: sqlite3.Cursor, schema) -> Iterator:
+    import numpy as np
     import pyarrow as pa
 
+    integers = all(field.type == pa.int64() for field in schema)
     while rows := cursor.fetchmany(SQLITE_BATCH_ROWS):
+        if integers:
+            try:  # a batch of integers without NULLs converts in one step, three times as fast as column by column
+                matrix = np.array(rows, dtype=np.int64)
+                yield pa.RecordBatch.from_arrays([matrix[:, i] for i in range(len(schema))], schema=schema)
+                continue
+            except (TypeError, ValueError, OverflowError):
+                pass
         columns = zip(*rows, strict=True)
         yield pa.RecordBatch.from_arrays([pa.array(values, type=field.type) for values, field in
                                           zip(columns, schema, strict=True)], schema=schema)
 
 
-def _stage_sqlite(path: Path, con: duckdb.DuckDBPyConnection) -> set[str]:
-    """Stage the mapped tables of an nsys .sqlite export; the tables it has."""
-    import pyarrow as pa
+def _open_sqlite(path: Path) -> sqlite3.Connection:
+    source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    source.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
+    return source
 
+
+def _write_sqlite_part(path: str, table: str, columns: dict[str, str], rows: tuple[int, int], out: str) -> None:
+    """Write the rows `low < rowid <= high` of an SQLite table's `columns` to a Parquet file, batch by batch (run in
+    a worker process: Python's sqlite3 builds every value as an object, so one process per core reads the table)."""
+    import pyarrow as pa
+    import pyarrow.parquet
+
+    schema = pa.schema([(c, _arrow_type(kind)) for c, kind in columns.items()])
+    select = ", ".join("rowid" if c == ROW_NUMBER else f'"{c}"' for c in columns)
+    source = _open_sqlite(Path(path))
     try:
-        source = sqlite3.connect(f"file:{path}?mode=ro", uri=True, check_same_thread=False)
-        source.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
-        tables = {row[0] for row in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"{path}: not a readable SQLite file ({exc})") from None
-    try:
-        for table in EXPORT_COLUMNS:
-            if table not in tables:
-                _stage_empty(con, table)
-                continue
-            present = {row[1] for row in source.execute(f'PRAGMA table_info("{table}")')}
-            columns = EXPORT_COLUMNS[table]
-            select = ", ".join("rowid" if c == ROW_NUMBER else (f'"{c}"' if c in present else "NULL") for c in columns)
-            schema = pa.schema([(c, _arrow_type(kind)) for c, kind in columns.items()])
-            batches = pa.RecordBatchReader.from_batches(
-                schema, _sqlite_batches(source.execute(f'SELECT {select} FROM "{table}"'), schema))
-            con.register("nsys_export_batches", batches)
-            try:
-                con.execute(f"CREATE TABLE {_staged_table(table)} AS SELECT * FROM nsys_export_batches")
-            finally:
-                con.unregister("nsys_export_batches")
-    except (sqlite3.DatabaseError, pa.ArrowException) as exc:
-        raise InputError(f"{path}: reading the SQLite export failed ({exc})") from None
+        cursor = source.execute(f'SELECT {select} FROM "{table}" WHERE rowid > ? AND rowid <= ?', rows)
+        with pyarrow.parquet.ParquetWriter(out, schema, compression="none") as writer:
+            for batch in _sqlite_batches(cursor, schema):
+                writer.write_batch(batch)
     finally:
         source.close()
+
+
+def _parts(rowids: tuple[int | None, int | None], count: int) -> list[tuple[int, int]]:
+    """`count` (low, high] rowid ranges covering a table's rowids."""
+    low, high = rowids
+    if low is None:
+        return [(0, 0)]
+    low -= 1
+    return [(low + (high - low) * i // count, low + (high - low) * (i + 1) // count) for i in range(count)]
+
+
+def _stage_sqlite(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> set[str]:
+    """Stage the mapped tables of an nsys .sqlite export; the tables it has. Each table is read in rowid ranges, in
+    worker processes for a large export, each written to a Parquet file that DuckDB then reads."""
+    try:
+        source = _open_sqlite(path)
+        tables = {row[0] for row in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
+        plan = {}  # table -> (columns read, columns fetched, rowid ranges)
+        for table in EXPORT_COLUMNS:
+            if table in tables:
+                read = _read(table, {row[1] for row in source.execute(f'PRAGMA table_info("{table}")')}, details)
+                fetched = {c: kind for c, kind in EXPORT_COLUMNS[table].items() if c in read or c == ROW_NUMBER}
+                rowids = source.execute(f'SELECT min(rowid), max(rowid) FROM "{table}"').fetchone()
+                plan[table] = (read, fetched, rowids)
+        source.close()
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{path}: not a readable SQLite file ({exc})") from None
+    rows = sum((high or 0) - (low or 0) for _, _, (low, high) in plan.values())
+    workers = min(os.cpu_count() or 1, MAX_SQLITE_WORKERS) if rows > PARALLEL_ROWS else 1
+    folder = _parts_folder(con)
+    folder.mkdir(parents=True)
+    try:
+        jobs = {table: [(str(path), table, fetched, part, str(folder / f"{table}.{i}.parquet"))
+                        for i, part in enumerate(_parts(rowids, workers if high_enough(rowids) else 1))]
+                for table, (_, fetched, rowids) in plan.items()}
+        everything = [job for table_jobs in jobs.values() for job in table_jobs]
+        if not (workers > 1 and _in_workers(everything, workers)):
+            for job in everything:
+                _write_sqlite_part(*job)
+        for table in EXPORT_COLUMNS:
+            if table not in plan:
+                _stage_empty(con, table)
+                continue
+            files = "[" + ", ".join(sql_string(job[-1]) for job in jobs[table]) + "]"
+            projection = _projection(table, plan[table][0], f'"{ROW_NUMBER}"')
+            con.execute(f"CREATE VIEW {_staged_table(table)} AS SELECT {projection} FROM read_parquet({files})")
+    except sqlite3.DatabaseError as exc:
+        raise InputError(f"{path}: reading the SQLite export failed ({exc})") from None
     return tables
+
+
+def _in_workers(jobs: list[tuple], workers: int) -> bool:
+    """Run the part-writing jobs in `workers` processes; False when they cannot start (a program that imports
+    nsight-ingest without a main guard), and the caller runs them itself."""
+    import concurrent.futures
+    import multiprocessing
+
+    context = multiprocessing.get_context("spawn")  # the parent runs DuckDB's threads: do not fork it
+    try:
+        with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
+            list(pool.map(_write_sqlite_part, *zip(*jobs, strict=True)))
+    except concurrent.futures.process.BrokenProcessPool:
+        return False
+    return True
+
+
+def _parts_folder(con: duckdb.DuckDBPyConnection) -> Path:
+    """Where the Parquet parts of an .sqlite export read into `con` are kept until it is unstaged."""
+    base = os.environ.get("NSIGHT_INGEST_TEMP_DIR") or tempfile.gettempdir()
+    return Path(base) / f"nsight-ingest-export-{os.getpid()}-{id(con)}"
+
+
+def high_enough(rowids: tuple[int | None, int | None]) -> bool:
+    """True for a table large enough to be read in parts."""
+    low, high = rowids
+    return low is not None and high - low > PART_ROWS
 
 
 def _directory_tables(path: Path, form: str) -> dict[str, Path]:
@@ -135,7 +230,7 @@ def _directory_tables(path: Path, form: str) -> dict[str, Path]:
     return {file.name.removesuffix(suffix): file for file in path.iterdir() if file.name.endswith(suffix)}
 
 
-def _stage_parquet(path: Path, con: duckdb.DuckDBPyConnection) -> set[str]:
+def _stage_parquet(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> set[str]:
     """Stage an `nsys export --type parquetdir` directory: views over its Parquet files, read by DuckDB."""
     files = _directory_tables(path, "parquetdir")
     for table in EXPORT_COLUMNS:
@@ -148,11 +243,11 @@ def _stage_parquet(path: Path, con: duckdb.DuckDBPyConnection) -> set[str]:
         except duckdb.Error as exc:
             raise InputError(f"{files[table]}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
         con.execute(f"CREATE VIEW {_staged_table(table)} AS SELECT "
-                    f"{_projection(table, present, 'file_row_number + 1')} FROM {scan}")
+                    f"{_projection(table, _read(table, present, details), 'file_row_number + 1')} FROM {scan}")
     return set(files)
 
 
-def _stage_arrow(path: Path, con: duckdb.DuckDBPyConnection) -> set[str]:
+def _stage_arrow(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> set[str]:
     """Stage an `nsys export --type arrowdir` directory: its Arrow IPC stream files, batch by batch."""
     import pyarrow as pa
     import pyarrow.ipc
@@ -164,12 +259,12 @@ def _stage_arrow(path: Path, con: duckdb.DuckDBPyConnection) -> set[str]:
             continue
         try:
             with pyarrow.ipc.open_stream(files[table]) as stream:
-                present = set(stream.schema.names)
+                read = _read(table, set(stream.schema.names), details)
                 con.register("nsys_export_batches", stream)
                 try:
                     # the stream is read once, in order: row_number() numbers the rows as the file holds them
                     con.execute(f"CREATE TABLE {_staged_table(table)} AS SELECT "
-                                f"{_projection(table, present, 'row_number() OVER ()')} FROM nsys_export_batches")
+                                f"{_projection(table, read, 'row_number() OVER ()')} FROM nsys_export_batches")
                 finally:
                     con.unregister("nsys_export_batches")
         except (pa.ArrowException, OSError) as exc:
@@ -177,16 +272,17 @@ def _stage_arrow(path: Path, con: duckdb.DuckDBPyConnection) -> set[str]:
     return set(files)
 
 
-STAGERS: dict[str, Callable[[Path, duckdb.DuckDBPyConnection], set[str]]] = {
+STAGERS: dict[str, Callable[[Path, duckdb.DuckDBPyConnection, bool], set[str]]] = {
     "sqlite": _stage_sqlite, "parquetdir": _stage_parquet, "arrowdir": _stage_arrow}
 
 
-def _stage(path: Path, form: str, con: duckdb.DuckDBPyConnection) -> Staged:
-    """Attach `nsys_export`, stage the export's tables and the mapping's shared views; what the export says."""
-    con.execute(f"DETACH DATABASE IF EXISTS {STAGE}")
+def _stage(path: Path, form: str, con: duckdb.DuckDBPyConnection, details: bool) -> Staged:
+    """Attach `nsys_export`, stage the export's tables (with `details`, the columns only a store in a file keeps)
+    and the mapping's shared views; what the export says."""
+    unstage(con)
     con.execute(f"ATTACH ':memory:' AS {STAGE}")
     try:
-        tables = STAGERS[form](path, con)
+        tables = STAGERS[form](path, con, details)
         missing = [table for table in REQUIRED if table not in tables]
         if missing:
             raise InputError(f"{path}: not an nsys export with CUDA kernels: no {', '.join(missing)} table "
@@ -205,8 +301,9 @@ def _stage(path: Path, form: str, con: duckdb.DuckDBPyConnection) -> Staged:
 
 
 def unstage(con: duckdb.DuckDBPyConnection) -> None:
-    """Drop the staged export."""
+    """Drop the staged export (and the files an .sqlite export was read into)."""
     con.execute(f"DETACH DATABASE IF EXISTS {STAGE}")
+    shutil.rmtree(_parts_folder(con), ignore_errors=True)
 
 
 def load(path: Path, form: str) -> Load:
