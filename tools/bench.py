@@ -272,7 +272,10 @@ def main() -> None:
     parser.add_argument("--kernels-per-rank", type=int, default=250_000)
     parser.add_argument("--parts", action="store_true", help="only the time of each part of classify, in process")
     parser.add_argument("--inputs", action="store_true", help="only classify of each input form, cold and cached")
+    parser.add_argument("--repeats", type=int, default=REPEATS, help="runs per step (the median is reported)")
     args = parser.parse_args()
+    global REPEATS
+    REPEATS = args.repeats
     if args.inputs:
         result = measure_inputs(args.rows)
         print(json.dumps(result, indent=2)) if args.json else print_inputs(result)

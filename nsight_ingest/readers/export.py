@@ -180,20 +180,20 @@ def _stage_sqlite(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> 
     folder.mkdir(parents=True)
     try:
         jobs = {table: [(str(path), table, fetched, part, str(folder / f"{table}.{i}.parquet"))
-                        for i, part in enumerate(_parts(rowids, workers if high_enough(rowids) else 1))]
+                        for i, part in enumerate(_parts(rowids, workers if _large(rowids) else 1))]
                 for table, (_, fetched, rowids) in plan.items()}
         everything = [job for table_jobs in jobs.values() for job in table_jobs]
         if not (workers > 1 and _in_workers(everything, workers)):
             for job in everything:
                 _write_sqlite_part(*job)
-        for table in EXPORT_COLUMNS:
-            if table not in plan:
-                _stage_empty(con, table)
-                continue
+
+        def stage_one(table: str) -> None:
             files = "[" + ", ".join(sql_string(job[-1]) for job in jobs[table]) + "]"
             projection = _projection(table, plan[table][0], f'"{ROW_NUMBER}"')
             con.execute(f"CREATE VIEW {_staged_table(table)} AS SELECT {projection} FROM read_parquet({files})")
-    except sqlite3.DatabaseError as exc:
+
+        _stage_tables(con, set(plan), stage_one)
+    except (sqlite3.DatabaseError, OSError) as exc:
         raise InputError(f"{path}: reading the SQLite export failed ({exc})") from None
     return tables
 
@@ -219,10 +219,16 @@ def _parts_folder(con: duckdb.DuckDBPyConnection) -> Path:
     return Path(base) / f"nsight-ingest-export-{os.getpid()}-{id(con)}"
 
 
-def high_enough(rowids: tuple[int | None, int | None]) -> bool:
+def _large(rowids: tuple[int | None, int | None]) -> bool:
     """True for a table large enough to be read in parts."""
     low, high = rowids
     return low is not None and high - low > PART_ROWS
+
+
+def _stage_tables(con: duckdb.DuckDBPyConnection, present: set[str], stage_one: Callable[[str], None]) -> None:
+    """Stage every mapped table: with `stage_one(table)` where the export has it, empty where it does not."""
+    for table in EXPORT_COLUMNS:
+        stage_one(table) if table in present else _stage_empty(con, table)
 
 
 def _directory_tables(path: Path, form: str) -> dict[str, Path]:
@@ -233,10 +239,8 @@ def _directory_tables(path: Path, form: str) -> dict[str, Path]:
 def _stage_parquet(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> set[str]:
     """Stage an `nsys export --type parquetdir` directory: views over its Parquet files, read by DuckDB."""
     files = _directory_tables(path, "parquetdir")
-    for table in EXPORT_COLUMNS:
-        if table not in files:
-            _stage_empty(con, table)
-            continue
+
+    def stage_one(table: str) -> None:
         scan = f"read_parquet({sql_string(str(files[table]))}, file_row_number = true)"
         try:
             present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
@@ -244,6 +248,8 @@ def _stage_parquet(path: Path, con: duckdb.DuckDBPyConnection, details: bool) ->
             raise InputError(f"{files[table]}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
         con.execute(f"CREATE VIEW {_staged_table(table)} AS SELECT "
                     f"{_projection(table, _read(table, present, details), 'file_row_number + 1')} FROM {scan}")
+
+    _stage_tables(con, set(files), stage_one)
     return set(files)
 
 
@@ -253,10 +259,8 @@ def _stage_arrow(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> s
     import pyarrow.ipc
 
     files = _directory_tables(path, "arrowdir")
-    for table in EXPORT_COLUMNS:
-        if table not in files:
-            _stage_empty(con, table)
-            continue
+
+    def stage_one(table: str) -> None:
         try:
             with pyarrow.ipc.open_stream(files[table]) as stream:
                 read = _read(table, set(stream.schema.names), details)
@@ -269,6 +273,8 @@ def _stage_arrow(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> s
                     con.unregister("nsys_export_batches")
         except (pa.ArrowException, OSError) as exc:
             raise InputError(f"{files[table]}: not a readable Arrow IPC stream ({exc})") from None
+
+    _stage_tables(con, set(files), stage_one)
     return set(files)
 
 
