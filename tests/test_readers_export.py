@@ -172,3 +172,23 @@ def test_an_export_without_kernels_or_not_an_export(tmp_path):
         store.ingest(con, folder, "cuda_gpu_trace")
     assert con.execute("SELECT count(*) FROM traces").fetchone()[0] == 0
     assert con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name = 'nsys_export'").fetchone()[0] == 0
+
+
+def test_a_large_sqlite_export_is_read_in_parts_by_workers(monkeypatch):
+    """Above PARALLEL_ROWS rows, tables are read in rowid ranges by worker processes: the same rows, NVTX range
+    ids (rowids) included."""
+    from nsight_ingest.readers import export
+
+    con = store.connect(details=True)
+    whole = {report: rows(con, report, EXPORTS["sqlite"]) for report in COMPARED}
+    used = []
+    in_workers = export._in_workers
+    monkeypatch.setattr(export, "_in_workers", lambda jobs, workers: used.append((len(jobs), workers)) or
+                        in_workers(jobs, workers))
+    monkeypatch.setattr(export, "PARALLEL_ROWS", 100)
+    monkeypatch.setattr(export, "PART_ROWS", 10)
+    monkeypatch.setattr(export.os, "cpu_count", lambda: 3)
+    con = store.connect(details=True)
+    assert {report: rows(con, report, EXPORTS["sqlite"]) for report in COMPARED} == whole
+    ((jobs, workers),) = used
+    assert workers == 3 and jobs > len(export.EXPORT_COLUMNS)  # the large tables in three parts each
