@@ -16,6 +16,8 @@ CREATE TABLE IF NOT EXISTS traces (
     notes           VARCHAR[] NOT NULL,    -- what was recovered while reading it (warned about whenever it is used)
     UNIQUE (sha256, report_type)
 );
+-- A store written before traces had notes gets the column (empty lists) when it is opened.
+ALTER TABLE traces ADD COLUMN IF NOT EXISTS notes VARCHAR[] DEFAULT [];
 
 -- cuda_gpu_trace: one row per GPU operation (kernel, memcpy, memset).
 CREATE TABLE IF NOT EXISTS gpu_ops (

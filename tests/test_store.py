@@ -107,3 +107,15 @@ def test_threads_are_bounded_by_the_memory_limit(monkeypatch):
     monkeypatch.setattr(store, "MEMORY_LIMIT", "64GB")
     cores = duckdb.connect().execute("SELECT current_setting('threads')").fetchone()
     assert store.connect().execute("SELECT current_setting('threads')").fetchone() == cores
+
+
+def test_a_store_written_before_traces_had_notes_is_used(tmp_path):
+    db = tmp_path / "old.duckdb"
+    old = duckdb.connect(str(db))
+    old.execute("CREATE TABLE traces (trace_id INTEGER PRIMARY KEY, path VARCHAR NOT NULL, sha256 VARCHAR NOT NULL, "
+                "content_sha256 VARCHAR, report_type VARCHAR NOT NULL, rows BIGINT NOT NULL, nsys_version VARCHAR, "
+                "ingested_at TIMESTAMP NOT NULL, UNIQUE (sha256, report_type))")
+    old.close()
+    con = store.connect(db)
+    assert store.ingest(con, TRACE, "cuda_gpu_trace").rows == 28
+    assert con.execute("SELECT notes FROM traces").fetchall() == [([],)]
