@@ -112,8 +112,11 @@ def known_hashes(path: Path, folder: Path) -> tuple[str, str | None]:
         remember_hashes(path, hashes)
         return hashes
     hashes = file_hashes(path)
-    folder.mkdir(parents=True, exist_ok=True)
-    written = partial(entry)
-    written.write_text(f"{hashes[0]} {hashes[1] or ''}\n")
-    publish(written, entry)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        written = partial(entry)
+        written.write_text(f"{hashes[0]} {hashes[1] or ''}\n")
+        publish(written, entry)
+    except OSError:
+        pass  # an unusable cache folder only means the file is read again next time
     return hashes

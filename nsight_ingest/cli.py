@@ -115,7 +115,7 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
         given["options"] = {o.name: given.pop(o.name) for o in options}
         sources = pipeline.Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
         run = _run(given["db"], given.get("rules"), sources)
-        result = body(given, run)
+        result = pipeline.guarded(run, lambda current: body(given, current))
         _warn_about(run)
         _print(result, given["fmt"], analysis.print_table)
         sys.stdout.flush()  # the answer is out before its store is written to the cache

@@ -58,9 +58,14 @@ def _scope(history: Path, context: dict[str, Any] | None = None) -> Scope:
     return Scope(duckdb.connect(), {"history_files": str(history / HISTORY_FILES)}, context or {})
 
 
+def _empty(history: Path) -> bool:
+    """True while no night has written a file (DuckDB cannot read an empty glob)."""
+    return not any(history.glob(HISTORY_FILES))
+
+
 def summarized(history: Path, rule_set_version: str) -> set[str]:
     """sha256 of the gpu traces the history already holds for this rule-set version."""
-    if not any(history.glob(HISTORY_FILES)):
+    if _empty(history):
         return set()
     return {r["trace_sha256"] for r in _scope(history).rows("history.summarized", rule_set_version=rule_set_version)}
 
@@ -105,6 +110,8 @@ def fill_directions(scope: Scope) -> None:
 
 def check(history: Path, day: date, rule_set_version: str, baseline: Baseline) -> list[dict[str, Any]]:
     """Every checked metric of the night `day` with its baseline, limit and whether it regressed."""
+    if _empty(history):
+        return []
     return _scope(history, {"baseline": baseline}).rows(
         "history.regressions", day=day, rule_set_version=rule_set_version, baseline_runs=baseline.runs,
         mad_k=baseline.mad_k, min_change=baseline.min_change, min_baseline=baseline.min_runs)
@@ -112,4 +119,6 @@ def check(history: Path, day: date, rule_set_version: str, baseline: Baseline) -
 
 def series(history: Path, rule_set_version: str, captures: list[str]) -> list[dict[str, Any]]:
     """Component time and launch-gap p90 per capture and night, for the report's plots."""
+    if _empty(history):
+        return []
     return _scope(history).rows("history.series", rule_set_version=rule_set_version, captures=captures)

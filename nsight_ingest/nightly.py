@@ -195,7 +195,9 @@ def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: st
         with progress(len(todo)) as advance:
             for capture, outcome in runner(capture_rows, todo, rules_dir):
                 if isinstance(outcome, Exception):
-                    result.failed.append(f"{capture.files.gpu_trace}: {outcome}")
+                    message = str(outcome)  # an input error names its file already
+                    result.failed.append(message if message.startswith(capture.files.gpu_trace) else
+                                         f"{capture.files.gpu_trace}: {message}")
                 else:
                     history.write_rows(history_dir, day, result.run_id, capture.name, outcome)
                     result.written.append(capture.files.gpu_trace)

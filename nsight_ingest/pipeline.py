@@ -4,6 +4,7 @@ for each, from the store's cache when it was asked before."""
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -123,12 +124,31 @@ def connect(run: Run, captures: list[CaptureInputs] = ()) -> duckdb.DuckDBPyConn
         if run.sources.use_cache and inputs and not any(i.streamed for _, i in inputs):
             folder = cache.root(run.sources.cache_dir)
             named = [(role, cache.known_hashes(i.identity, folder / "hashes")[0]) for role, i in inputs]
-            run.cached = store_cache.open_store(folder / "stores", store_cache.key(named), {sha for _, sha in named})
-            run.warnings.extend(run.cached.notes)
-            run.con = run.cached.con
-        else:
+            try:
+                run.cached = store_cache.open_store(folder / "stores", store_cache.key(named),
+                                                    {sha for _, sha in named})
+            except OSError as exc:
+                run.warnings.append(f"{folder}: the cache folder cannot be used ({exc.strerror or exc}); "
+                                    f"nothing is kept")
+            else:
+                run.warnings.extend(run.cached.notes)
+                run.con = run.cached.con
+        if run.con is None:
             run.con = store.connect()
     return run.con
+
+
+def guarded(run: Run, compute: Callable[[Run], Any]) -> Any:
+    """`compute(run)`; when DuckDB fails on a store found in the cache (damaged where opening it did not look), the
+    store is removed and the answer computed again from the inputs."""
+    try:
+        return compute(run)
+    except duckdb.Error:
+        if run.cached is None or not run.cached.hit:
+            raise
+        run.warnings.append(store_cache.discard(run.cached))
+        run.con, run.cached = None, None
+        return compute(run)
 
 
 def finish(run: Run) -> None:
@@ -216,7 +236,7 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
     trace ids and the window choice, key the result in the store, so asking again reads the stored result."""
     capture = open_capture(run, files, choice.needs_nvtx)
     rules = {"rule_set_version": run.rule_set.version} if analysis.uses_rules else {}
-    key = json.dumps({"command": analysis.name, **options, **rules,
+    key = json.dumps({"command": analysis.name, **options, **rules, "code": store_cache.code_fingerprint(),
                       "inputs": sorted((i.trace_id, i.path) for i, _ in capture.roles()),
                       "nvtx": choice.nvtx, "range": choice.time_range, "per_nvtx": choice.per_nvtx},
                      sort_keys=True, default=str)
@@ -288,8 +308,9 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
     connect(run, resolved)
     captures = [open_capture(run, inputs) for inputs in resolved]
     # the files' names are in the key: ranks are read from them
-    key = json.dumps({"command": RANKS.name, **options, "inputs": [sorted((i.trace_id, i.path) for i, _ in c.roles())
-                                                                   for c in captures]}, sort_keys=True, default=str)
+    inputs = [sorted((i.trace_id, i.path) for i, _ in c.roles()) for c in captures]
+    key = json.dumps({"command": RANKS.name, **options, "code": store_cache.code_fingerprint(), "inputs": inputs},
+                     sort_keys=True, default=str)
     result = store.cached_result(run.con, captures[0].capture_id, key)
     if result is None:
         sources = ranks.assign(run.con, captures, options.get("rank_pattern") or ranks.RANK_PATTERN)

@@ -163,7 +163,12 @@ def _stored(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str, label
 
 def _load_and_run(con: duckdb.DuckDBPyConnection, source: Input, report_type: str, hashing: Future,
                   notes: tuple[str, ...] = ()) -> dict[str, Ingested]:
-    load = readers.load(source.path, source.form, report_type)
+    try:
+        load = readers.load(source.path, source.form, report_type)
+    except InputError as exc:
+        if source.streamed:  # name the stream, not its temporary copy
+            raise InputError(str(exc).replace(str(source.path), source.label)) from None
+        raise
     details = "context_id" in _stored_columns(con, "gpu_ops")  # a store in a file keeps every column
     staged = load.stage(con, details) if load.stage else readers.Staged(None)
     staged = replace(staged, notes=staged.notes + notes)
@@ -178,17 +183,21 @@ def _load_and_run(con: duckdb.DuckDBPyConnection, source: Input, report_type: st
 
 def ingest(con: duckdb.DuckDBPyConnection, source: Input | str | Path, report_type: str) -> Ingested:
     """Load one input's `report_type` in one transaction (an nsys export: every report it holds, once);
-    identical content is stored once.
+    identical content is stored once."""
+    return _ingest(con, as_input(source), report_type)[report_type]
+
+
+def _ingest(con: duckdb.DuckDBPyConnection, source: Input, report_type: str) -> dict[str, Ingested]:
+    """The reports loaded from `source` (every report of an export), or the stored `report_type` of the same bytes.
 
     DuckDB parses; only when it meets bytes that are not UTF-8 does a slower path decode a copy with U+FFFD in
     their place, keeping the rows and noting how many sequences were replaced."""
-    source = as_input(source)
     known: Future | None = None
     if con.execute("SELECT count(*) > 0 FROM traces WHERE report_type = ?", [report_type]).fetchone()[0]:
         # a store with inputs of this kind: hash first, so an input already stored is not parsed again
         sha256, content_sha256 = file_hashes(source.identity)
         if _existing(con, sha256, report_type):
-            return _stored(con, sha256, report_type, source.label, content_sha256)
+            return {report_type: _stored(con, sha256, report_type, source.label, content_sha256)}
         known = Future()
         known.set_result((sha256, content_sha256))
     with ThreadPoolExecutor(max_workers=1) as pool:
@@ -205,7 +214,7 @@ def ingest(con: duckdb.DuckDBPyConnection, source: Input | str | Path, report_ty
                 copy.unlink(missing_ok=True)
     if report_type not in loaded:
         raise InputError(f"{source.label}: holds no {report_type} (it gives {', '.join(loaded)})")
-    return loaded[report_type]
+    return loaded
 
 
 @dataclass(frozen=True)
@@ -236,11 +245,17 @@ def ingest_capture(
 ) -> Capture:
     """Ingest a cuda_gpu_trace with its optional kern_exec, NVTX, CUDA API and ncu exports and record them as one
     capture (a report an nsys export holds no rows of is left out)."""
-    gpu = ingest(con, gpu_trace, "cuda_gpu_trace")
+    gpu_source = as_input(gpu_trace)
+    loaded = _ingest(con, gpu_source, "cuda_gpu_trace")  # an export: every report it holds
+    gpu = loaded["cuda_gpu_trace"]
 
     def optional(source: Input | str | Path | None, report_type: str) -> Ingested | None:
-        ingested = ingest(con, source, report_type) if source is not None else None
-        return ingested if ingested and ingested.rows else None
+        if source is None:
+            return None
+        source = as_input(source)
+        ingested = (loaded.get(report_type) if source.path == gpu_source.path else None) or \
+            ingest(con, source, report_type)
+        return ingested if ingested.rows else None
 
     launches = optional(kern_exec, "cuda_kern_exec_trace")
     ranges = optional(nvtx, "nvtx_pushpop_trace")

@@ -5,9 +5,11 @@ rebuilt, never trusted."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 from dataclasses import dataclass, field
+from functools import cache as cache_result
 from pathlib import Path
 
 import duckdb
@@ -16,6 +18,7 @@ from nsight_ingest import __version__, cache, store
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlfiles import sql_root, sql_string
 
+DAMAGED = "{path}: a damaged cached store was removed; the inputs are read again"
 LOCK_TIMEOUT_S = 120.0  # how long a command waits for another one using the same cached store
 
 
@@ -31,17 +34,20 @@ class CachedStore:
     lock: object | None = None
 
 
-def store_format() -> str:
-    """What a cached store's content depends on besides its inputs: the tool's version and its schema and readers."""
+@cache_result
+def code_fingerprint() -> str:
+    """What a cached store and its answers depend on besides the inputs: the tool's version, its SQL and its Python
+    (an edited query must not be answered from a store of the old one)."""
     digest = hashlib.sha256(__version__.encode())
-    for path in [sql_root() / "schema.sql", *sorted((sql_root() / "readers").glob("*.sql"))]:
-        digest.update(path.read_bytes())
+    package = Path(__file__).resolve().parent
+    for path in [*sorted(sql_root().rglob("*.sql")), *sorted(package.rglob("*.py"))]:
+        digest.update(path.name.encode() + path.read_bytes())
     return digest.hexdigest()
 
 
 def key(inputs: list[tuple[str, str]]) -> str:
     """The name of the store of these (role, sha256) inputs, in order."""
-    return hashlib.sha256(json.dumps([store_format(), inputs]).encode()).hexdigest()[:32]
+    return hashlib.sha256(json.dumps([code_fingerprint(), inputs]).encode()).hexdigest()[:32]
 
 
 def _holds(con: duckdb.DuckDBPyConnection, sha256s: set[str]) -> bool:
@@ -75,7 +81,7 @@ def open_store(folder: Path, name: str, sha256s: set[str]) -> CachedStore:
             con.close()
         cache.remove(path)
         lock.release()
-        notes.append(f"{path}: a damaged cached store was removed; the inputs are read again")
+        notes.append(DAMAGED.format(path=path))
     return CachedStore(store.connect(), path, False, notes)
 
 
@@ -92,6 +98,16 @@ def close(cached: CachedStore) -> str | None:
     if cached.lock is not None:
         cached.lock.release()
     return warning
+
+
+def discard(cached: CachedStore) -> str:
+    """Remove a cached store found damaged while it was used; the warning to give."""
+    with contextlib.suppress(duckdb.Error):
+        cached.con.close()
+    cache.remove(cached.path)
+    if cached.lock is not None:
+        cached.lock.release()
+    return DAMAGED.format(path=cached.path)
 
 
 def _publish(cached: CachedStore) -> None:

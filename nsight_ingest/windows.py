@@ -44,7 +44,8 @@ def time_range(spec: str) -> Window:
 
 def _nvtx_rows(con: duckdb.DuckDBPyConnection, capture: Capture, name: str | None, pattern: str | None) -> list:
     if capture.nvtx is None:
-        raise InputError(f"{capture.gpu_trace.path}: NVTX windows need an nvtx_pushpop_trace (--nvtx-trace FILE)")
+        raise InputError(f"{capture.gpu_trace.path}: NVTX windows need NVTX push/pop ranges and the capture has none "
+                         f"(an export captured without nsys --trace=nvtx, or a CSV set without --nvtx-trace FILE)")
     try:
         rows = query(con, "scope.nvtx_ranges", nvtx_trace=capture.nvtx.trace_id, name=name, pattern=pattern)
     except duckdb.Error as exc:

@@ -7,7 +7,6 @@ import gzip
 import json
 import shutil
 import sqlite3
-import stat
 import sys
 
 import pytest
@@ -118,18 +117,24 @@ def test_report_converted_once_beside_it_and_again_when_it_changes(run_cli, tmp_
     assert again != conversion  # the conversion of the old bytes is gone
 
 
-def test_report_conversion_in_the_cache_folder(run_cli, tmp_path, stand_in, monkeypatch):
-    folder = tmp_path / "reports"
-    folder.mkdir()
-    report = fake_report(folder / "run.nsys-rep")
-    folder.chmod(stat.S_IRUSR | stat.S_IXUSR)  # not writable: the conversion goes to the cache folder
-    try:
-        monkeypatch.setenv("NSYS", str(STAND_IN))
-        result = run_cli("classify", report, "--cache-dir", tmp_path / "cache")
-    finally:
-        folder.chmod(stat.S_IRWXU)
-    assert result.code == 0, result.err
-    assert [p.name.endswith(".parquetdir") for p in (tmp_path / "cache" / "reports").iterdir()] == [True]
+def test_report_conversion_in_the_cache_folder(run_cli, tmp_path, stand_in, monkeypatch, cache_folder):
+    from nsight_ingest.readers import report as reports
+
+    first, second = tmp_path / "a", tmp_path / "b"
+    for folder in (first, second):
+        folder.mkdir()
+        fake_report(folder / "run.nsys-rep", folder.name.encode())
+    monkeypatch.setenv("NSYS", str(STAND_IN))
+    for _ in range(2):  # two reports of one name in two folders keep their own conversions
+        for folder in (first, second):
+            assert run_cli("classify", folder / "run.nsys-rep", "--cache-dir", tmp_path / "cache").code == 0
+    assert len(stand_in()) == 2 and len(list((tmp_path / "cache" / "reports").iterdir())) == 2
+    assert not (first / ".nsight-ingest-cache").exists()
+    writable = reports._writable
+    monkeypatch.setattr(reports, "_writable", lambda f: f.name != reports.BESIDE_REPORT and writable(f))
+    third = fake_report(first / "other.nsys-rep")  # its folder cannot be written: the user's cache folder
+    assert run_cli("classify", third).code == 0
+    assert [p.name.startswith("other.") for p in (cache_folder / "reports").iterdir()] == [True]
 
 
 def test_cached_store_is_read_back_and_rebuilt_when_the_bytes_change(run_cli, tmp_path, cache_folder,
@@ -243,3 +248,56 @@ def test_classify_the_2022_and_two_gpu_exports(run_cli):
     two_gpus = run_cli("classify", DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite")
     assert set(two_gpus.json()["devices"]) == {"GPU (0)", "GPU (1)"}
     assert "no TARGET_INFO_GPU table; devices are labelled 'GPU (N)'" in two_gpus.err
+
+
+def test_a_store_that_fails_while_answering_is_removed_and_the_answer_recomputed(run_cli, cache_folder,
+                                                                                  monkeypatch):
+    """DuckDB checks a block's checksum when it reads it: a cached store damaged where opening it did not look
+    fails later, and the answer is then computed again from the inputs."""
+    import duckdb
+
+    from nsight_ingest import store
+
+    first = run_cli("classify", FORMS["sqlite"])
+    stored = store.cached_result
+    calls = []
+
+    def damaged_once(*args):
+        calls.append(args)
+        if len(calls) == 1:
+            raise duckdb.IOException("Corrupt database file: computed checksum does not match the stored checksum")
+        return stored(*args)
+
+    monkeypatch.setattr(store, "cached_result", damaged_once)
+    again = run_cli("classify", FORMS["sqlite"])
+    assert again.code == 0, again.err
+    assert again.out == first.out and "damaged cached store was removed" in again.err
+    assert len(list((cache_folder / "stores").glob("*.duckdb"))) == 1  # rebuilt and kept again
+
+
+def test_edited_code_is_not_answered_from_an_old_store(run_cli, cache_folder, monkeypatch):
+    from nsight_ingest import store_cache
+
+    assert run_cli("classify", FORMS["sqlite"]).code == 0
+    monkeypatch.setattr(store_cache, "code_fingerprint", lambda: "an edited query")
+    assert run_cli("classify", FORMS["sqlite"]).code == 0
+    assert len(list((cache_folder / "stores").glob("*.duckdb"))) == 2
+
+
+def test_an_unusable_cache_folder_is_a_warning(run_cli, tmp_path, monkeypatch):
+    not_a_folder = tmp_path / "file"
+    not_a_folder.write_text("")
+    monkeypatch.setenv("NSIGHT_INGEST_CACHE_DIR", str(not_a_folder))
+    result = run_cli("classify", FORMS["sqlite"])
+    assert result.code == 0 and "the cache folder cannot be used" in result.err
+
+
+def test_stdin_closed_or_a_terminal(run_cli, monkeypatch):
+    monkeypatch.setattr(sys, "stdin", None)
+    assert "stdin is a terminal or closed" in error_of(run_cli("classify", "-"))
+
+
+def test_ingest_of_an_export_stores_every_report_once(run_cli, tmp_path):
+    out = run_cli("ingest", FORMS["sqlite"], "--db", tmp_path / "s.duckdb").json()
+    assert {(i["role"], i["already_stored"]) for i in out[0]["inputs"]} == {
+        ("gpu_trace", False), ("kernel_exec_trace", False), ("api_trace", False)}

@@ -187,7 +187,7 @@ def test_a_large_sqlite_export_is_read_in_parts_by_workers(monkeypatch):
                         in_workers(jobs, workers))
     monkeypatch.setattr(export, "PARALLEL_ROWS", 100)
     monkeypatch.setattr(export, "PART_ROWS", 10)
-    monkeypatch.setattr(export.os, "cpu_count", lambda: 3)
+    monkeypatch.setattr(export, "_cores", lambda: 3)
     con = store.connect(details=True)
     assert {report: rows(con, report, EXPORTS["sqlite"]) for report in COMPARED} == whole
     ((jobs, workers),) = used

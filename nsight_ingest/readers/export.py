@@ -161,6 +161,9 @@ def _parts(rowids: tuple[int | None, int | None], count: int) -> list[tuple[int,
 def _stage_sqlite(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> set[str]:
     """Stage the mapped tables of an nsys .sqlite export; the tables it has. Each table is read in rowid ranges, in
     worker processes for a large export, each written to a Parquet file that DuckDB then reads."""
+    import pyarrow as pa
+
+    source = None
     try:
         source = _open_sqlite(path)
         tables = {row[0] for row in source.execute("SELECT name FROM sqlite_master WHERE type = 'table'")}
@@ -171,11 +174,13 @@ def _stage_sqlite(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> 
                 fetched = {c: kind for c, kind in EXPORT_COLUMNS[table].items() if c in read or c == ROW_NUMBER}
                 rowids = source.execute(f'SELECT min(rowid), max(rowid) FROM "{table}"').fetchone()
                 plan[table] = (read, fetched, rowids)
-        source.close()
     except sqlite3.DatabaseError as exc:
         raise InputError(f"{path}: not a readable SQLite file ({exc})") from None
+    finally:
+        if source is not None:
+            source.close()
     rows = sum((high or 0) - (low or 0) for _, _, (low, high) in plan.values())
-    workers = min(os.cpu_count() or 1, MAX_SQLITE_WORKERS) if rows > PARALLEL_ROWS else 1
+    workers = min(_cores(), MAX_SQLITE_WORKERS) if rows > PARALLEL_ROWS else 1
     folder = _parts_folder(con)
     folder.mkdir(parents=True)
     try:
@@ -193,8 +198,8 @@ def _stage_sqlite(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> 
             con.execute(f"CREATE VIEW {_staged_table(table)} AS SELECT {projection} FROM read_parquet({files})")
 
         _stage_tables(con, set(plan), stage_one)
-    except (sqlite3.DatabaseError, OSError) as exc:
-        raise InputError(f"{path}: reading the SQLite export failed ({exc})") from None
+    except (sqlite3.DatabaseError, OSError, pa.ArrowException) as exc:
+        raise InputError(f"{path}: reading the SQLite export failed ({str(exc).splitlines()[0]})") from None
     return tables
 
 
@@ -204,6 +209,8 @@ def _in_workers(jobs: list[tuple], workers: int) -> bool:
     import concurrent.futures
     import multiprocessing
 
+    if multiprocessing.current_process().daemon:
+        return False  # a worker of a process pool (the nightly job's, Dask's) may not start processes
     context = multiprocessing.get_context("spawn")  # the parent runs DuckDB's threads: do not fork it
     try:
         with concurrent.futures.ProcessPoolExecutor(workers, mp_context=context) as pool:
@@ -211,6 +218,11 @@ def _in_workers(jobs: list[tuple], workers: int) -> bool:
     except concurrent.futures.process.BrokenProcessPool:
         return False
     return True
+
+
+def _cores() -> int:
+    """The cores this process may run on."""
+    return len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count() or 1
 
 
 def _parts_folder(con: duckdb.DuckDBPyConnection) -> Path:
@@ -271,8 +283,9 @@ def _stage_arrow(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> s
                                 f"{_projection(table, read, 'row_number() OVER ()')} FROM nsys_export_batches")
                 finally:
                     con.unregister("nsys_export_batches")
-        except (pa.ArrowException, OSError) as exc:
-            raise InputError(f"{files[table]}: not a readable Arrow IPC stream ({exc})") from None
+        except (pa.ArrowException, OSError, duckdb.Error) as exc:
+            raise InputError(f"{files[table]}: not a readable Arrow IPC stream ({str(exc).splitlines()[0]})") \
+                from None
 
     _stage_tables(con, set(files), stage_one)
     return set(files)

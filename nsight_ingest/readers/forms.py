@@ -71,7 +71,8 @@ def form_of(path: Path) -> str:
 
 def _spooled(stream, label: str) -> Path:
     """A temporary copy of a stream (stdin, a pipe), removed when the process ends."""
-    with tempfile.NamedTemporaryFile(prefix="nsight-ingest-stdin-", suffix=".csv", delete=False) as out:
+    with tempfile.NamedTemporaryFile(prefix="nsight-ingest-stdin-", suffix=".csv", delete=False,
+                                     dir=os.environ.get("NSIGHT_INGEST_TEMP_DIR")) as out:
         shutil.copyfileobj(stream, out, 1 << 20)
     copy = Path(out.name)
     atexit.register(copy.unlink, missing_ok=True)
@@ -99,6 +100,9 @@ def resolve(text: str, nsys: str | None = None, cache_dir: Path | None = None) -
     """The Input named `text`: `-` (stdin) and pipes are spooled to a file; an .nsys-rep is converted with nsys
     (readers.report) into a cached export."""
     if text == STDIN:
+        if sys.stdin is None or sys.stdin.closed or sys.stdin.isatty():
+            raise InputError("-: stdin is a terminal or closed; pipe a CSV report into it "
+                             "(zcat run_cuda_gpu_trace.csv.gz | nsight-ingest classify -)")
         return _spool_input(sys.stdin.buffer, "<stdin>")
     path = Path(text)
     if _is_stream(path):

@@ -3,14 +3,15 @@ directory kept in a cache, and read from there while the report's bytes are unch
 
 from __future__ import annotations
 
+import hashlib
 import os
 import shutil
 import subprocess
+import tempfile
 from pathlib import Path
 
 from nsight_ingest import cache
 from nsight_ingest.errors import InputError
-from nsight_ingest.readers.source import file_hashes
 
 # Parquet, because DuckDB reads it directly, in parallel; an .sqlite export must stream through Python.
 EXPORT_TYPE = "parquetdir"
@@ -35,23 +36,21 @@ def export_command(nsys: str, report: Path, output: Path) -> list[str]:
     return [nsys, "export", "--type", EXPORT_TYPE, "--force-overwrite", "true", "--output", str(output), str(report)]
 
 
-def conversion_folder(report: Path, cache_dir: Path | None) -> Path:
-    """Where a report's conversion goes: `cache_dir` when given, else a folder beside the report when it can be
-    written there, else the user's cache folder."""
-    if cache_dir is not None:
-        folder = cache.root(cache_dir) / "reports"
-    else:
-        folder = report.resolve().parent / BESIDE_REPORT
-        try:
-            folder.mkdir(exist_ok=True)
-        except OSError:
-            folder = cache.root() / "reports"
-        else:
-            if os.access(folder, os.W_OK):
-                return folder
-            folder = cache.root() / "reports"
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
+def conversion_folders(report: Path, cache_dir: Path | None) -> list[Path]:
+    """Where a report's conversion may be, in order: `cache_dir` alone when given, else a folder beside the report
+    (when it can be written there), then the user's cache folder."""
+    cached = cache.root(cache_dir) / "reports"
+    return [cached] if cache_dir is not None else [report.resolve().parent / BESIDE_REPORT, cached]
+
+
+def _writable(folder: Path) -> bool:
+    """True when a file can be created in `folder` (made if missing); tried, as permissions can mislead."""
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with tempfile.TemporaryFile(dir=folder):
+            return True
+    except OSError:
+        return False
 
 
 def _complete(export: Path) -> bool:
@@ -66,18 +65,26 @@ def _failure(report: Path, completed: subprocess.CompletedProcess) -> InputError
 
 def exported(report: Path, nsys: str | None, cache_dir: Path | None) -> Path:
     """The export directory of `report`, converted now unless a conversion of the same bytes is cached."""
-    sha256 = file_hashes(report)[0]
-    folder = conversion_folder(report, cache_dir)
-    target = folder / f"{report.stem}.{sha256[:16]}.{EXPORT_TYPE}"
-    if _complete(target):
-        cache.touch(target)
-        return target
+    sha256 = cache.known_hashes(report, cache.root(cache_dir) / "hashes")[0]
+    # the report's own folder names its conversions, so reports of one name in two folders keep theirs apart
+    prefix = f"{report.stem}.{hashlib.sha256(str(report.resolve()).encode()).hexdigest()[:8]}"
+    name = f"{prefix}.{sha256[:16]}.{EXPORT_TYPE}"
+    folders = conversion_folders(report, cache_dir)
+    for folder in folders:
+        if _complete(folder / name):
+            cache.touch(folder / name)
+            return folder / name
     executable = find_nsys(nsys)
     if executable is None:
         raise InputError(
             f"{report}: reading an .nsys-rep needs nsys (none found: give --nsys PATH or set {NSYS_ENV}); or, where "
-            f"nsys is installed, run `nsys export --type {EXPORT_TYPE} --output {report.stem}_pq {report.name}` "
+            f"nsys is installed, run `nsys export --type {EXPORT_TYPE} --output {report.stem}_pq {report}` "
             f"(or `--type sqlite`) and give the result here")
+    folder = next((f for f in folders if _writable(f)), None)
+    if folder is None:
+        raise InputError(f"{report}: no folder to convert it into ({', '.join(map(str, folders))} cannot be "
+                         f"written); give --cache-dir DIR")
+    target = folder / name
     written = cache.partial(target)
     cache.remove(written)
     try:
@@ -92,8 +99,8 @@ def exported(report: Path, nsys: str | None, cache_dir: Path | None) -> Path:
         raise InputError(f"{report}: could not run nsys ({exc})") from None
     finally:
         cache.remove(written)
-    for stale in folder.glob(f"{report.stem}.*.{EXPORT_TYPE}"):
-        if stale != target:  # a conversion of earlier bytes of the same report
+    for stale in folder.glob(f"{prefix}.*.{EXPORT_TYPE}"):
+        if stale != target:  # a conversion of earlier bytes of this report
             cache.remove(stale)
     cache.evict(folder, keep=target)
     return target
