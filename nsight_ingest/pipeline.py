@@ -62,7 +62,7 @@ class CaptureInputs:
 
 
 def _sibling(gpu: Input, report: str) -> Input | None:
-    found = sibling(gpu.label, report) if gpu.path == gpu.identity and str(gpu.path) == gpu.label else None
+    found = None if gpu.streamed else sibling(gpu.label, report)  # a stream has no file name to go by
     return as_input(found) if found else None
 
 

@@ -264,6 +264,7 @@ def print_table(result: dict) -> None:
 
 
 def main() -> None:
+    global REPEATS
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000, help="GPU operations at 1x (default 1M)")
     parser.add_argument("--scaling", action="store_true", help="also run 2x and 4x")
@@ -274,7 +275,6 @@ def main() -> None:
     parser.add_argument("--inputs", action="store_true", help="only classify of each input form, cold and cached")
     parser.add_argument("--repeats", type=int, default=REPEATS, help="runs per step (the median is reported)")
     args = parser.parse_args()
-    global REPEATS
     REPEATS = args.repeats
     if args.inputs:
         result = measure_inputs(args.rows)

@@ -7,9 +7,10 @@ SELECT k.start AS start_ns, k."end" - k.start AS duration_ns, k.correlationId AS
        NULL::BIGINT AS transfer_bytes, NULL::DOUBLE AS throughput_bytes_per_s,
        NULL AS src_mem_kind, NULL AS dst_mem_kind,
        nsys_export.device_label(g.gpu_name, k.deviceId) AS device, k.contextId AS context_id,
-       nullif(k.greenContextId, 0) AS green_context_id, k.streamId AS stream_id, s.value AS name
+       nullif(k.greenContextId, 0) AS green_context_id, k.streamId AS stream_id,
+       coalesce(s.value, '[kernel without a name]') AS name  -- a name id missing from StringIds keeps its kernel
 FROM nsys_export.CUPTI_ACTIVITY_KIND_KERNEL k
-JOIN nsys_export.StringIds s ON s.id = k.demangledName
+LEFT JOIN nsys_export.StringIds s ON s.id = k.demangledName
 LEFT JOIN nsys_export.gpus g ON g.deviceId = k.deviceId
 UNION ALL
 SELECT m.start, m."end" - m.start, m.correlationId, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL, NULL,
