@@ -13,11 +13,13 @@ its first run that fills the cache, and repeated `classify`, `launches` and `ran
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import statistics
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -64,15 +66,38 @@ for table, select in columns.items():
 REPEATS = 5
 
 
+def _tree_peak(pid: int, done: threading.Event, peak: list[int]) -> None:
+    """Sample the RSS of the process and all its descendants (the .sqlite reader's workers) every 20 ms."""
+    import psutil
+
+    try:
+        root = psutil.Process(pid)
+    except psutil.NoSuchProcess:
+        return
+    while not done.wait(0.02):
+        total = 0
+        with contextlib.suppress(psutil.Error):  # the process (or a worker) ended meanwhile
+            for process in [root, *root.children(recursive=True)]:
+                with contextlib.suppress(psutil.Error):
+                    total += process.memory_info().rss
+        peak[0] = max(peak[0], total)
+
+
 def run_once(command: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (bytes) of one subprocess."""
+    """Wall seconds and peak RSS (bytes) of one subprocess with its own subprocesses: the larger of its own peak
+    and the sampled sum over the process tree."""
     start = time.perf_counter()
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
+    done, peak = threading.Event(), [0]
+    sampler = threading.Thread(target=_tree_peak, args=(process.pid, done, peak))
+    sampler.start()
     _, status, usage = os.wait4(process.pid, 0)
     elapsed = time.perf_counter() - start
+    done.set()
+    sampler.join()
     if status != 0:
         raise SystemExit(f"benchmark step failed: {' '.join(command)}: {process.stderr.read().decode()[-500:]}")
-    return elapsed, usage.ru_maxrss * 1024
+    return elapsed, max(usage.ru_maxrss * 1024, peak[0])
 
 
 def run(command: list[str], prepare: Callable[[], object] | None = None) -> tuple[float, int]:
