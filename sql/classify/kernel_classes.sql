@@ -1,6 +1,6 @@
 -- One class per kernel context: among the name rules matching its name and the context rules matching it,
 -- the lowest priority wins, ties by file order; unmatched contexts are 'other'.
--- requires: scope.kernels, scope.names, classify.name_matches, classify.context_matches
+-- requires: scope.kernels, scope.names, classify.name_matches, classify.context_matches, common.rule_pick
 -- filled by: nsight_ingest.rules (it refuses undeclared components and records each name's class in the store)
 -- creates: kernel_classes
 --   context_key    scope_kernels.context_key
@@ -28,7 +28,7 @@ candidates AS (
 ranked AS (
     SELECT *,
            count(*) OVER (PARTITION BY context_key) AS match_count,
-           row_number() OVER (PARTITION BY context_key ORDER BY priority, rule_rank, component) AS pick
+           rule_pick(context_key, priority, rule_rank, component) AS pick
     FROM candidates
 )
 SELECT c.context_key,

@@ -1,6 +1,6 @@
 -- The class of each distinct kernel name from name rules alone: lowest priority wins, ties by file order;
 -- unmatched names are 'other'. Context rules see these classes for a kernel's neighbours.
--- requires: scope.names, classify.name_matches
+-- requires: scope.names, classify.name_matches, common.rule_pick
 -- creates: name_winners
 --   name_id        scope_names.name_id
 --   name           kernel name
@@ -13,7 +13,7 @@ CREATE OR REPLACE TEMP TABLE name_winners AS
 WITH ranked AS (
     SELECT *,
            count(*) OVER (PARTITION BY name) AS match_count,
-           row_number() OVER (PARTITION BY name ORDER BY priority, rule_rank, component) AS pick
+           rule_pick(name, priority, rule_rank, component) AS pick
     FROM name_rule_matches
 )
 SELECT n.name_id,
