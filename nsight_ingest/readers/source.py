@@ -94,13 +94,6 @@ def is_gzip(path: Path) -> bool:
         return fh.read(2) == GZIP_MAGIC
 
 
-def is_sqlite(path: Path) -> bool:
-    """True for an nsys SQLite export (checked by magic bytes, after the usual file checks)."""
-    _check_path(path)
-    with path.open("rb") as fh:
-        return fh.read(16) == SQLITE_MAGIC
-
-
 def head_lines(path: Path, limit: int = HEAD_LINES) -> tuple[list[str], bool]:
     """First `limit` text lines of a plain or gzip file, and whether it was compressed."""
     _check_path(path)
