@@ -106,17 +106,6 @@ def _pause_for_tests() -> None:
         time.sleep(120)
 
 
-def _insert_all(con: duckdb.DuckDBPyConnection, load: readers.Load, trace_id: int) -> dict[str, int]:
-    """Run the load's INSERTs; the rows of each report (those of its first insert)."""
-    rows: dict[str, int] = {}
-    for insert in load.inserts:
-        count = con.execute(f"INSERT INTO {insert.table} BY NAME SELECT $trace_id AS trace_id, "
-                            f"COLUMNS(lambda c: list_contains($stored, c)) FROM ({insert.select_sql})",
-                            {"trace_id": trace_id, "stored": _stored_columns(con, insert.table)}).fetchone()[0]
-        rows.setdefault(insert.report_type, count)
-    return rows
-
-
 def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str, hashing: Future,
                  staged: readers.Staged) -> dict[str, Ingested]:
     con.execute("BEGIN TRANSACTION")
@@ -125,10 +114,13 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
             con.executemany(sql, rows) if rows else con.execute(sql)
         trace_ids = {report: con.execute("SELECT nextval('trace_id_seq')").fetchone()[0]
                      for report in load.report_types}
-        rows = {}
-        for report, trace_id in trace_ids.items():
-            report_load = replace(load, inserts=tuple(i for i in load.inserts if i.report_type == report))
-            rows.update(_insert_all(con, report_load, trace_id))
+        rows: dict[str, int] = {}  # the rows of each report: those of its first insert
+        for insert in load.inserts:
+            count = con.execute(f"INSERT INTO {insert.table} BY NAME SELECT $trace_id AS trace_id, "
+                                f"COLUMNS(lambda c: list_contains($stored, c)) FROM ({insert.select_sql})",
+                                {"trace_id": trace_ids[insert.report_type],
+                                 "stored": _stored_columns(con, insert.table)}).fetchone()[0]
+            rows.setdefault(insert.report_type, count)
         sha256, content_sha256 = hashing.result()
         if rows[load.report_type] == 0:
             what = "holds no GPU operations" if load.stage else f"{load.report_type} has a header but no data rows"
