@@ -64,8 +64,6 @@ def form_of(path: Path) -> str:
         return "nsys-rep"
     if head.startswith(PARQUET_MAGIC) or head.startswith(ARROW_STREAM_MAGIC):
         raise InputError(f"{path}: one table of a Parquet/Arrow export; give the export's directory")
-    if not head and path.suffix in (".nsys-rep", ".qdrep"):
-        raise InputError(f"{path}: file is empty (0 bytes)")
     return "csv"
 
 
