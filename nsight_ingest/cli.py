@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import csv
 import inspect
-import json
 import os
 import sys
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
 
+import duckdb
 import typer
 
 from nsight_ingest import nightly, pipeline, registry, report, store
@@ -22,6 +22,8 @@ from nsight_ingest.rules import load_rule_set
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Turn Nsight Systems / Nsight Compute CSV exports into answers.")
+# the usage error of the click typer runs on (typer re-exports only its BadParameter subclass)
+UsageError = typer.BadParameter.__mro__[1]
 rules_app = typer.Typer(no_args_is_help=True, help="Inspect a classification rule set.")
 app.add_typer(rules_app, name="rules")
 
@@ -204,28 +206,30 @@ def summarize(
     = DEFAULT_SCHEDULER,
     dask_address: Annotated[str | None, typer.Option("--dask-address", help="HOST:PORT of the Dask scheduler")]
     = None,
-    workers: Annotated[int | None, typer.Option("--workers", help="local processes (default: all cores)")] = None,
-    baseline_runs: Annotated[int, typer.Option("--baseline-runs", help="compare with the last K runs")] = 7,
-    mad_k: Annotated[float, typer.Option("--mad-k", help="allowed change in robust sigmas (1.4826 x MAD)")] = 3.0,
-    min_change: Annotated[float, typer.Option("--min-change", help="... and at least this fraction of median")]
-    = 0.05,
-    min_baseline: Annotated[int, typer.Option("--min-baseline", help="runs needed before judging")] = 3,
+    workers: Annotated[int | None, typer.Option("--workers", min=1, help="local processes (default: all cores)")]
+    = None,
+    baseline_runs: Annotated[int, typer.Option("--baseline-runs", min=1, help="compare with the last K runs")] = 7,
+    mad_k: Annotated[float, typer.Option("--mad-k", min=0, help="allowed change in robust sigmas (1.4826 x MAD)")] = 3.0,
+    min_change: Annotated[float, typer.Option("--min-change", min=0, help="... and at least this fraction of "
+                                                                         "median")] = 0.05,
+    min_baseline: Annotated[int, typer.Option("--min-baseline", min=1, help="runs needed before judging")] = 3,
     direction: Annotated[list[str] | None, typer.Option("--direction", help="METRIC=up|down|none: which way is "
                                                                           "worse; repeatable")] = None,
     report_dir: Annotated[Path | None, typer.Option("--report-dir", help="where the .md/.html reports go "
                                                                         "(default: HISTORY/reports)")] = None,
-    lock_timeout: Annotated[float, typer.Option("--lock-timeout", help="seconds to wait for the history lock")]
-    = LOCK_TIMEOUT_S,
+    lock_timeout: Annotated[float, typer.Option("--lock-timeout", min=0, help="seconds to wait for the history "
+                                                                             "lock")] = LOCK_TIMEOUT_S,
+    allow_empty: Annotated[bool, typer.Option("--allow-empty", help="a night without captures is no error")] = False,
 ) -> None:
     """Nightly job: summarize new traces into a Parquet history, check regressions, write reports.
 
-    Exit code 1 when a metric regressed, 2 when a trace failed (and nothing regressed)."""
+    Exit code 1 when a metric regressed, 2 when a trace failed (and nothing regressed) or none was found."""
     night = nightly.parse_night(day)
     baseline = nightly.with_directions(Baseline(baseline_runs, mad_k, min_change, min_baseline), direction or [])
     runner = nightly.runner(scheduler.value, dask_address, workers)
     outcome = nightly.job(directory, history, night, str(rules) if rules else None, runner, baseline, report_dir,
-                          lambda total: progress_bar(total, "summarizing"), lock_timeout)
-    print(json.dumps(outcome.summary, indent=2, default=str))
+                          lambda total: progress_bar(total, "summarizing"), lock_timeout, allow_empty)
+    print(report.to_json(outcome.summary))
     for failure in outcome.failed:
         _warn(f"failed: {failure}")
     if outcome.exit_code:
@@ -252,16 +256,32 @@ def query(
         print(report.to_json([dict(zip(columns, row, strict=True)) for row in rows]))
 
 
+def _one_line(exc: BaseException) -> str:
+    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
+
+
 def main() -> None:
     """Console entry point: one-line errors with exit code 2 for bad input, never a traceback."""
     try:
-        app()  # standalone: typer reports its own usage errors (exit 2) and exits
+        code = app(standalone_mode=False)
+    except UsageError as exc:
+        if exc.ctx is not None and str(exc) == exc.ctx.get_help():  # a command given no arguments: its help
+            print(exc.ctx.get_help())
+        else:
+            where = f"{exc.ctx.command_path}: " if exc.ctx is not None else ""
+            _warn(f"error: {where}{_one_line(exc)} (see --help)")
+        sys.exit(2)
     except InputError as exc:
         _warn(f"error: {exc}")
+        sys.exit(2)
+    except (OSError, duckdb.IOException) as exc:  # the environment, not the code: a file, a disk, a permission
+        where = f"{exc.filename}: " if isinstance(exc, OSError) and exc.filename else ""
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else _one_line(exc)
+        _warn(f"error: {where}{reason}")
         sys.exit(2)
     except Exception as exc:
         if os.environ.get("NSIGHT_INGEST_DEBUG"):
             raise
-        first = str(exc).splitlines()[0] if str(exc) else ""
-        _warn(f"internal error: {type(exc).__name__}: {first} (set NSIGHT_INGEST_DEBUG=1 for a traceback)")
+        _warn(f"internal error: {type(exc).__name__}: {_one_line(exc)} (set NSIGHT_INGEST_DEBUG=1 for a traceback)")
         sys.exit(3)
+    sys.exit(code or 0)

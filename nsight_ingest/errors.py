@@ -15,6 +15,7 @@ _DUCKDB_REASONS = (
     re.compile(r"(Invalid unicode \(byte sequence mismatch\) detected[^\n]*)"),
     re.compile(r"(Maximum line size of \d+ bytes exceeded[^\n]*)"),
 )
+_OUT_OF_RANGE = re.compile(r'CHECK constraint failed on table "?(\w+)"? with expression CHECK\(\((\w+) BETWEEN')
 
 
 def explain_duckdb_csv_error(path: str, error: Exception) -> InputError:
@@ -22,6 +23,9 @@ def explain_duckdb_csv_error(path: str, error: Exception) -> InputError:
     text = str(error)
     line = _DUCKDB_LINE.search(text)
     reason = next((m.group(1) for p in _DUCKDB_REASONS if (m := p.search(text))), None)
+    beyond = _OUT_OF_RANGE.search(text)
+    if beyond:  # the store's CHECK on times (schema.sql)
+        reason = f"a {beyond[2]} value lies beyond +-2^61 ns (73 years): the file is damaged"
     if reason is None:
         reason = text.strip().splitlines()[0] if text.strip() else type(error).__name__
     if "Expected Number of Columns" in reason:

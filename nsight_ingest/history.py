@@ -54,20 +54,43 @@ def metric_rows(summary: dict[str, Any], launch: dict[str, Any]) -> list[dict[st
             for m, c, v in values]
 
 
-def _scope(history: Path, context: dict[str, Any] | None = None) -> Scope:
-    return Scope(duckdb.connect(), {"history_files": str(history / HISTORY_FILES)}, context or {})
+def files(history: Path) -> tuple[list[str], list[str]]:
+    """The history's Parquet files that can be read, and those that cannot (cut short, overwritten), by path."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    readable, damaged = [], []
+    for path in sorted(history.glob(HISTORY_FILES)):
+        key = (str(path), *_stat(path))
+        if key not in _READABLE:
+            try:
+                pq.read_metadata(path)
+                _READABLE[key] = True
+            except (OSError, pa.ArrowException):
+                _READABLE[key] = False
+        (readable if _READABLE[key] else damaged).append(str(path))
+    return readable, damaged
 
 
-def _empty(history: Path) -> bool:
-    """True while no night has written a file (DuckDB cannot read an empty glob)."""
-    return not any(history.glob(HISTORY_FILES))
+_READABLE: dict[tuple, bool] = {}  # files checked once per process (the job reads the history several times)
 
 
-def summarized(history: Path, rule_set_version: str) -> set[str]:
-    """sha256 of the gpu traces the history already holds for this rule-set version."""
-    if _empty(history):
+def _stat(path: Path) -> tuple[int, int]:
+    info = path.stat()
+    return info.st_size, info.st_mtime_ns
+
+
+def _scope(readable: list[str], context: dict[str, Any] | None = None) -> Scope:
+    return Scope(duckdb.connect(), {"history_files": readable}, context or {})
+
+
+def summarized(history: Path, rule_set_version: str, day: date) -> set[str]:
+    """sha256 of the gpu traces the history already holds for this night and rule-set version."""
+    readable, _ = files(history)
+    if not readable:
         return set()
-    return {r["trace_sha256"] for r in _scope(history).rows("history.summarized", rule_set_version=rule_set_version)}
+    return {r["trace_sha256"] for r in _scope(readable).rows("history.summarized", rule_set_version=rule_set_version,
+                                                            day=day)}
 
 
 def write_rows(history: Path, day: date, run_id: str, capture: str, result: dict[str, Any]) -> Path:
@@ -110,15 +133,17 @@ def fill_directions(scope: Scope) -> None:
 
 def check(history: Path, day: date, rule_set_version: str, baseline: Baseline) -> list[dict[str, Any]]:
     """Every checked metric of the night `day` with its baseline, limit and whether it regressed."""
-    if _empty(history):
+    readable, _ = files(history)
+    if not readable:
         return []
-    return _scope(history, {"baseline": baseline}).rows(
+    return _scope(readable, {"baseline": baseline}).rows(
         "history.regressions", day=day, rule_set_version=rule_set_version, baseline_runs=baseline.runs,
         mad_k=baseline.mad_k, min_change=baseline.min_change, min_baseline=baseline.min_runs)
 
 
 def series(history: Path, rule_set_version: str, captures: list[str]) -> list[dict[str, Any]]:
     """Component time and launch-gap p90 per capture and night, for the report's plots."""
-    if _empty(history):
+    readable, _ = files(history)
+    if not readable:
         return []
-    return _scope(history).rows("history.series", rule_set_version=rule_set_version, captures=captures)
+    return _scope(readable).rows("history.series", rule_set_version=rule_set_version, captures=captures)

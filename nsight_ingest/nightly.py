@@ -136,7 +136,11 @@ def dask_runner(address: str) -> Runner:
     from distributed import Client, as_completed
 
     def run(work, traces, rules_dir):
-        with Client(address) as client:
+        try:
+            client = Client(address)
+        except (OSError, ValueError) as exc:  # no scheduler answers there (a timeout is an OSError), a bad address
+            raise InputError(f"--dask-address {address}: no Dask scheduler reached ({exc})") from None
+        with client:
             futures = {client.submit(work, trace, rules_dir, pure=False): trace for trace in traces}
             for future in as_completed(futures):
                 trace = futures[future]
@@ -159,6 +163,7 @@ class RunResult:
     written: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    damaged_history: list[str] = field(default_factory=list)
 
 
 Progress = Callable[[int], AbstractContextManager[Callable[[str], None]]]
@@ -169,12 +174,16 @@ def _no_progress(_total: int) -> AbstractContextManager[Callable[[str], None]]:
 
 
 def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: str | None, runner: Runner,
-              progress: Progress = _no_progress, lock_timeout: float = LOCK_TIMEOUT_S) -> RunResult:
-    """Summarize every new capture of `directory` into the history (holding its lock), capture by capture;
-    `progress(total)` gives the callback told of each capture done."""
+              progress: Progress = _no_progress, lock_timeout: float = LOCK_TIMEOUT_S,
+              allow_empty: bool = False) -> RunResult:
+    """Summarize every capture of `directory` the history lacks for this night into it (holding its lock), capture
+    by capture; `progress(total)` gives the callback told of each capture done. A night without captures is refused
+    unless `allow_empty`."""
     from filelock import FileLock, Timeout
 
     rule_set = load_rule_set(rules_dir)
+    if history_dir.exists() and not history_dir.is_dir():
+        raise InputError(f"{history_dir}: --history names a file; it must be a folder")
     history_dir.mkdir(parents=True, exist_ok=True)
     lock = FileLock(history_dir / ".lock")
     try:
@@ -184,11 +193,15 @@ def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: st
             from None
     try:
         captures = discover(directory)
-        done = history.summarized(history_dir, rule_set.version)
-        result = RunResult(new_run_id(), day, rule_set.version, len(captures))
+        if not captures and not allow_empty:
+            raise InputError(f"{directory}: no captures found (a broken capture pipeline?); --allow-empty accepts "
+                             f"an empty night")
+        done = history.summarized(history_dir, rule_set.version, day)
+        result = RunResult(new_run_id(), day, rule_set.version, len(captures),
+                           damaged_history=history.files(history_dir)[1])
         todo = []
         for capture in captures:
-            if file_hashes(Path(capture.files.gpu_trace))[0] in done:
+            if file_hashes(Path(capture.files.gpu_trace))[0] in done:  # rerunning a night adds nothing
                 result.skipped.append(capture.files.gpu_trace)
             else:
                 todo.append(capture)
@@ -238,23 +251,23 @@ class Outcome:
 
 def job(directory: str | Path, history_dir: Path, day: date, rules_dir: str | None, runner: Runner,
         baseline: history.Baseline, report_dir: Path | None, progress: Progress = _no_progress,
-        lock_timeout: float = LOCK_TIMEOUT_S) -> Outcome:
+        lock_timeout: float = LOCK_TIMEOUT_S, allow_empty: bool = False) -> Outcome:
     """The whole nightly job: summarize, check the night against its baseline, write the markdown and HTML
-    reports (default folder HISTORY/reports)."""
-    from nsight_ingest.report import nightly_page
+    reports (default folder HISTORY/reports), each whole or not at all."""
+    from nsight_ingest.report import nightly_page, write_whole
 
-    result = summarize(directory, history_dir, day, rules_dir, runner, progress, lock_timeout)
+    result = summarize(directory, history_dir, day, rules_dir, runner, progress, lock_timeout, allow_empty)
     checks = history.check(history_dir, day, result.rule_set_version, baseline)
     captures = sorted({c["capture"] for c in checks})
     folder = report_dir or history_dir / "reports"
     folder.mkdir(parents=True, exist_ok=True)
     summary = {"run_id": result.run_id, "date": day.isoformat(), "rule_set_version": result.rule_set_version,
                "traces_found": result.found, "written": result.written, "skipped": result.skipped,
-               "failed": result.failed}
+               "failed": result.failed, "damaged_history_files": result.damaged_history}
     markdown, page = folder / f"{day.isoformat()}.md", folder / f"{day.isoformat()}.html"
-    markdown.write_text(nightly_page.nightly_markdown(summary, checks), encoding="utf-8")
-    page.write_text(nightly_page.nightly_html(summary, checks, history.series(history_dir, result.rule_set_version,
-                                                                              captures)), encoding="utf-8")
+    write_whole(markdown, nightly_page.nightly_markdown(summary, checks))
+    write_whole(page, nightly_page.nightly_html(summary, checks, history.series(history_dir, result.rule_set_version,
+                                                                                captures)))
     regressed = [c for c in checks if c["regressed"]]
     printed = {**summary, "checked_metrics": len(checks), "regressions": regressed,
                "reports": {"markdown": str(markdown), "html": str(page)}}

@@ -98,6 +98,8 @@ class WindowChoice:
     def __post_init__(self) -> None:
         if sum(o is not None for o in (self.nvtx, self.time_range, self.per_nvtx)) > 1:
             raise InputError("choose one of --nvtx, --range, --per-nvtx")
+        if self.time_range is not None:
+            windows.time_range(self.time_range)  # a bad --range is refused before any input is read
 
     @property
     def needs_nvtx(self) -> bool:
@@ -297,13 +299,8 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
     RANKS): `rank_pattern` finds the rank in a file name (ranks.RANK_PATTERN when None); `offset`, RANK=NS items
     that replace the estimated clock offsets; `nvtx`, each rank's step range; `time_range` on the aligned clock."""
     nvtx, time_range = options.get("nvtx"), options.get("time_range")
-    given = {}
-    for item in options.get("offset") or []:
-        rank, _, value = item.partition("=")
-        try:
-            given[int(rank)] = int(value)
-        except ValueError:
-            raise InputError(f"--offset {item!r}: expected RANK=NS, both integers") from None
+    pattern = ranks.rank_regex(options.get("rank_pattern"))
+    window = windows.time_range(time_range).ranges[0][:2] if time_range else None
     resolved = [resolve(f, run.sources, need_nvtx=bool(nvtx)) for f in files]
     connect(run, resolved)
     captures = [open_capture(run, inputs) for inputs in resolved]
@@ -313,10 +310,10 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
                      sort_keys=True, default=str)
     result = store.cached_result(run.con, captures[0].capture_id, key)
     if result is None:
-        sources = ranks.assign(run.con, captures, options.get("rank_pattern") or ranks.RANK_PATTERN)
+        sources = ranks.assign(run.con, captures, pattern)
+        given = ranks.given_offsets(sources, options.get("offset") or [])
         if nvtx:
             sources = ranks.nvtx_steps(run.con, captures, sources, nvtx)
-        window = windows.time_range(time_range).ranges[0][:2] if time_range else None
         result = _answered(RANKS, Scope(run.con, {}, {"sources": sources}), shared_clock=len(captures) == 1,
                            offsets=given, time_range=window)
         store.remember_result(run.con, captures[0].capture_id, key, result)

@@ -117,11 +117,12 @@ RANKS = Analysis(
     "waiting.", ranks.analyse, "print_ranks",
     modules=("ranks.clock_estimates", "ranks.span", "ranks.per_rank", "ranks.all_idle", "ranks.collectives"),
     keys=("aligned_profile_span_seconds", "non_nccl_kernel_seconds_per_gpu", "both_gpus_idle_ms",
-          "both_gpus_idle_percent_of_aligned_span", "ranks", "collectives", "aligned_span_ns"),
+          "both_gpus_idle_percent_of_aligned_span", "ranks", "rank_labels", "collectives", "aligned_span_ns"),
     options=(Option("rank_pattern", "--rank-pattern", None, "regex whose group 1 is the rank in a file name "
-                    "(default: rank3, _r3)", kind=str | None),
-             Option("offset", "--offset", None, "RANK=NS: that rank's clock offset, instead of the estimate; "
-                    "repeatable", kind=list[str] | None),
+                    "(default: rank3, _r3); text that is no number is a label, ranks follow the labels' sorted "
+                    "order", kind=str | None),
+             Option("offset", "--offset", None, "RANK=NS: that rank's (label or number) clock offset, instead of "
+                    "the estimate; repeatable", kind=list[str] | None),
              Option("nvtx", "--nvtx", None, "each rank's NVTX range of this name is its step", kind=str | None),
              Option("time_range", "--range", None, "START_NS:END_NS on the aligned clock", kind=str | None)),
     windows=False, uses_rules=False, cacheable=False)

@@ -6,7 +6,9 @@ Contract of a rule file (`*.sql` in the rules folder, run in file-name order):
   or a *context rule* over `kernel_contexts` (a name with its neighbours on the stream, see
   sql/classify/kernel_contexts.sql) returning `context_key, component, priority`; both may add `sub_component`;
 - per kernel the matching row with the lowest priority wins, ties broken by file name; unmatched kernels are
-  `other`. Each distinct name (and each distinct context) is classified once, then joined back to the kernels.
+  `other`. Each distinct name (and each distinct context) is classified once, then joined back to the kernels;
+- a rule file is exactly one SELECT (anything else is refused) and runs in a DuckDB sandbox holding only its
+  relation (nsight_ingest.user_sql): it reads no file, no store and no other database.
 The modules classify.name_matches, classify.context_matches and classify.kernel_classes call the fillers below;
 the scope's context holds the rule set (`rule_set`).
 """
@@ -20,6 +22,7 @@ from pathlib import Path
 
 import duckdb
 
+from nsight_ingest import user_sql
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlfiles import default_rules_dir, sql_string
 from nsight_ingest.sqlmodules import Scope, fills
@@ -62,6 +65,18 @@ class RuleSet:
         return [*seen.items(), (OTHER, other_policy)]
 
 
+def _rule_text(path: Path) -> str:
+    """A rule file's text; a folder, an unreadable file or bytes that are not UTF-8 are refused."""
+    if not path.is_file():
+        raise InputError(f"{path}: is not a file (rule files are the *.sql files of the rules folder)")
+    try:
+        return path.read_text(encoding="utf-8")
+    except UnicodeDecodeError as exc:
+        raise InputError(f"{path}: rule file is not UTF-8 text (byte {exc.start})") from None
+    except OSError as exc:
+        raise InputError(f"{path}: cannot read rule file ({exc.strerror or exc})") from None
+
+
 def load_rule_set(directory: str | Path | None = None) -> RuleSet:
     """Read every `*.sql` file of a rules folder (the bundled default when None)."""
     folder = Path(directory) if directory is not None else default_rules_dir()
@@ -73,57 +88,55 @@ def load_rule_set(directory: str | Path | None = None) -> RuleSet:
     digest = hashlib.sha256()
     files = []
     for path in paths:
-        text = path.read_text(encoding="utf-8")
+        text = _rule_text(path)
         digest.update(path.name.encode() + b"\0" + text.encode() + b"\0")
         declared = tuple((m["name"], m["policy"] or "") for m in _DECLARATION.finditer(text))
         if not declared:
             raise InputError(f"{path}: declares no component (add a line '-- component: NAME | POLICY')")
-        body = text.strip().rstrip(";")
-        files.append(RuleFile(path, body, declared))
+        files.append(RuleFile(path, user_sql.one_statement(text, f"{path}: rule file"), declared))
     return RuleSet(folder, tuple(files), digest.hexdigest()[:16])
 
 
 _NOT_NULL = re.compile(r"NOT NULL constraint failed: \w+\.(\w+)")
+_NAME_COLUMNS = ("name", "component", "sub_component", "priority")
+_CONTEXT_COLUMNS = ("context_key", "component", "sub_component", "priority")
 
 
 def _matches(rank: int, rule: RuleFile, columns: tuple[str, ...]) -> str:
-    """The SELECT of one rule file's matches with `columns` (matched by name; missing ones arrive as NULL)."""
+    """The SELECT of one rule file's matches (its result registered as `rule_rows`) with `columns`, matched by
+    name (missing ones arrive as NULL); a context rule's matches get their context's name."""
     wanted = "[" + ", ".join(sql_string(c) for c in columns) + "]"
-    result = f"(SELECT COLUMNS(lambda c: list_contains({wanted}, c)) FROM ({rule.sql}))"
+    result = "(SELECT COLUMNS(lambda c: list_contains(" + wanted + ", c)) FROM rule_rows)"
     if rule.by_context:
         result = f"(SELECT r.*, c.name FROM {result} r JOIN kernel_contexts c USING (context_key))"
     return f"SELECT *, {rank} AS rule_rank, {sql_string(rule.path.name)} AS rule_file FROM {result}"
 
 
-_NAME_COLUMNS = ("name", "component", "sub_component", "priority")
-_CONTEXT_COLUMNS = ("context_key", "component", "sub_component", "priority")
-
-
-def _collect_one(con: duckdb.DuckDBPyConnection, table: str, rank: int, rule: RuleFile,
-                 columns: tuple[str, ...]) -> None:
-    """Add one rule file's matches to `table`; a failure names the file."""
-    try:
-        con.execute(f"INSERT INTO {table} BY NAME {_matches(rank, rule, columns)}")
-    except duckdb.Error as exc:
-        missing = _NOT_NULL.search(str(exc))  # a column the rule does not return arrives as NULL
-        if missing:
-            raise InputError(f"{rule.path}: rule SELECT must return {missing[1]}") from None
-        raise InputError(f"{rule.path}: rule SQL failed: {str(exc).splitlines()[0]}") from None
-
-
 def _collect(scope: Scope, table: str, by_context: bool) -> None:
-    """Add the matches of the rule set's name (or context) rules to `table` in one statement; when it fails, file
-    by file, so that the error names the file at fault."""
-    columns = _CONTEXT_COLUMNS if by_context else _NAME_COLUMNS
+    """Run the rule set's name (or context) rules in a sandbox holding only their relation, and add their matches
+    to `table`; a failure names the rule file."""
+    relation, columns = ("kernel_contexts", _CONTEXT_COLUMNS) if by_context else ("kernel_names", _NAME_COLUMNS)
     rules = [(rank, rule) for rank, rule in enumerate(scope.context["rule_set"].files) if rule.by_context == by_context]
     if not rules:
         return
-    try:
-        scope.con.execute(f"INSERT INTO {table} BY NAME "
-                          + " UNION ALL BY NAME ".join(_matches(rank, rule, columns) for rank, rule in rules))
-    except duckdb.Error:
+    with user_sql.sandbox({relation: scope.con.sql(f"SELECT * FROM {relation}").to_arrow_table()}) as box:
         for rank, rule in rules:
-            _collect_one(scope.con, table, rank, rule, columns)
+            try:
+                rows = box.sql(rule.sql).to_arrow_table()
+            except duckdb.Error as exc:
+                raise InputError(f"{rule.path}: rule SQL failed: {user_sql.first_line(exc)}") from None
+            if by_context and "context_key" not in rows.column_names:
+                raise InputError(f"{rule.path}: rule SELECT must return context_key")
+            scope.con.register("rule_rows", rows)
+            try:
+                scope.con.execute(f"INSERT INTO {table} BY NAME {_matches(rank, rule, columns)}")
+            except duckdb.Error as exc:
+                missing = _NOT_NULL.search(str(exc))  # a column the rule does not return arrives as NULL
+                if missing:
+                    raise InputError(f"{rule.path}: rule SELECT must return {missing[1]}") from None
+                raise InputError(f"{rule.path}: rule rows do not fit: {user_sql.first_line(exc)}") from None
+            finally:
+                scope.con.unregister("rule_rows")
 
 
 @fills("classify.name_matches")

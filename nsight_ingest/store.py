@@ -12,7 +12,7 @@ from pathlib import Path
 
 import duckdb
 
-from nsight_ingest import readers
+from nsight_ingest import readers, user_sql
 from nsight_ingest.errors import InputError, explain_duckdb_csv_error
 from nsight_ingest.readers.forms import Input, as_input
 from nsight_ingest.readers.source import file_hashes, utf8_copy
@@ -35,6 +35,7 @@ class Ingested:
 
 
 # Bounded memory: past this DuckDB spills to a temporary folder instead of growing (or failing).
+TIME_LIMIT_NS = 2**61  # times and durations beyond are refused (the CHECKs of schema.sql)
 MEMORY_LIMIT = os.environ.get("NSIGHT_INGEST_MEMORY_LIMIT", "512MB")
 # Each DuckDB thread holds buffers that cannot spill (a CSV reader's are 30 MiB), so the limit bounds the threads:
 # under 512 MB, loading 4M operations on 24 threads failed "Out of Memory" instead of spilling (20 did not). 48 MiB
@@ -297,14 +298,16 @@ def stored_capture(con: duckdb.DuckDBPyConnection, capture_id: int) -> Capture:
 
 
 def query(path: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
-    """The columns and rows of the user's SQL on a store in a file, opened read-only."""
+    """The columns and rows of the user's one reading statement on a store in a file, opened read-only and cut off
+    from every file and other database (nsight_ingest.user_sql)."""
+    statement = user_sql.one_statement(sql, "query", user_sql.READING)
     if not Path(path).is_file():
         raise InputError(f"{path}: no such store")
-    con = connect(path, read_only=True)
+    con = user_sql.lock(connect(path, read_only=True))
     try:
-        cursor = con.execute(sql)
+        cursor = con.execute(statement)
     except duckdb.Error as exc:
-        raise InputError(f"query failed: {str(exc).splitlines()[0]}") from None
+        raise InputError(f"query failed: {user_sql.first_line(exc)}") from None
     columns = [d[0] for d in cursor.description] if cursor.description else []
     return columns, cursor.fetchall() if columns else []
 

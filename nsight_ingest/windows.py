@@ -8,7 +8,7 @@ import duckdb
 
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope, fills, query
-from nsight_ingest.store import Capture
+from nsight_ingest.store import TIME_LIMIT_NS, Capture
 
 
 @dataclass(frozen=True)
@@ -33,12 +33,14 @@ def time_range(spec: str) -> Window:
     try:
         if not sep:
             raise ValueError
-        low = int(start) if start.strip() else -(2**62)
-        high = int(end) if end.strip() else 2**62
+        low = int(start) if start.strip() else -TIME_LIMIT_NS
+        high = int(end) if end.strip() else TIME_LIMIT_NS
     except ValueError:
         raise InputError(f"--range {spec!r}: expected START_NS:END_NS in integer nanoseconds") from None
     if high <= low:
         raise InputError(f"--range {spec!r}: the end must come after the start")
+    if low < -TIME_LIMIT_NS or high > TIME_LIMIT_NS:
+        raise InputError(f"--range {spec!r}: times lie within +-{TIME_LIMIT_NS} ns")
     return Window(f"range {spec}", ((low, high, None),))
 
 

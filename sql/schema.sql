@@ -1,5 +1,7 @@
 -- nsight-ingest store schema (DuckDB). Every row is keyed to the trace file it came from.
 -- Units are in the column names: *_ns nanoseconds, *_bytes bytes, *_bytes_per_s bytes per second.
+-- Times and durations lie within +-2^61 ns (2305843009213693952, 73 years; store.TIME_LIMIT_NS): a file with a value
+-- beyond is damaged, and within it every end, gap and difference of two ends fits in a BIGINT.
 
 CREATE SEQUENCE IF NOT EXISTS trace_id_seq START 1;
 
@@ -22,8 +24,8 @@ ALTER TABLE traces ADD COLUMN IF NOT EXISTS notes VARCHAR[] DEFAULT [];
 -- cuda_gpu_trace: one row per GPU operation (kernel, memcpy, memset).
 CREATE TABLE IF NOT EXISTS gpu_ops (
     trace_id                 INTEGER NOT NULL,
-    start_ns                 BIGINT NOT NULL,
-    duration_ns              BIGINT NOT NULL,
+    start_ns                 BIGINT NOT NULL CHECK (start_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
+    duration_ns              BIGINT NOT NULL CHECK (duration_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
     end_ns                   BIGINT GENERATED ALWAYS AS (start_ns + duration_ns) VIRTUAL,
     op_kind                  VARCHAR NOT NULL,  -- kernel | memcpy | memset | other
     corr_id                  BIGINT,
@@ -47,13 +49,13 @@ CREATE TABLE IF NOT EXISTS gpu_ops (
 -- cuda_kern_exec_trace: one row per kernel launched through an API call (CUDA-graph replays: one row per node).
 CREATE TABLE IF NOT EXISTS kernel_launches (
     trace_id            INTEGER NOT NULL,
-    api_start_ns        BIGINT NOT NULL,
-    api_duration_ns     BIGINT NOT NULL,
+    api_start_ns        BIGINT NOT NULL CHECK (api_start_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
+    api_duration_ns     BIGINT NOT NULL CHECK (api_duration_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
     api_end_ns          BIGINT GENERATED ALWAYS AS (api_start_ns + api_duration_ns) VIRTUAL,
-    queue_start_ns      BIGINT,               -- NULL: the kernel did not wait in the queue
-    queue_duration_ns   BIGINT,
-    kernel_start_ns     BIGINT NOT NULL,      -- equals gpu_ops.start_ns of the kernel (the join key, with device)
-    kernel_duration_ns  BIGINT NOT NULL,
+    queue_start_ns      BIGINT CHECK (queue_start_ns BETWEEN -2305843009213693952 AND 2305843009213693952),  -- NULL: the kernel did not wait in the queue
+    queue_duration_ns   BIGINT CHECK (queue_duration_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
+    kernel_start_ns     BIGINT NOT NULL CHECK (kernel_start_ns BETWEEN -2305843009213693952 AND 2305843009213693952),  -- equals gpu_ops.start_ns of the kernel (the join key, with device)
+    kernel_duration_ns  BIGINT NOT NULL CHECK (kernel_duration_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
     total_duration_ns   BIGINT,
     pid                 BIGINT,
     tid                 BIGINT,
@@ -74,8 +76,8 @@ CREATE TABLE IF NOT EXISTS kernel_launches (
 -- cuda_api_trace: every CUDA runtime/driver API call.
 CREATE TABLE IF NOT EXISTS api_calls (
     trace_id         INTEGER NOT NULL,
-    start_ns         BIGINT NOT NULL,
-    duration_ns      BIGINT NOT NULL,
+    start_ns         BIGINT NOT NULL CHECK (start_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
+    duration_ns      BIGINT NOT NULL CHECK (duration_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
     end_ns           BIGINT GENERATED ALWAYS AS (start_ns + duration_ns) VIRTUAL,
     name             VARCHAR NOT NULL,
     result           BIGINT,
@@ -89,8 +91,8 @@ CREATE TABLE IF NOT EXISTS api_calls (
 -- nvtx_pushpop_trace: NVTX push/pop ranges; `name` keeps the export's text, `range_name` drops a leading ':' domain prefix.
 CREATE TABLE IF NOT EXISTS nvtx_ranges (
     trace_id               INTEGER NOT NULL,
-    start_ns               BIGINT NOT NULL,
-    end_ns                 BIGINT NOT NULL,
+    start_ns               BIGINT NOT NULL CHECK (start_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
+    end_ns                 BIGINT NOT NULL CHECK (end_ns BETWEEN -2305843009213693952 AND 2305843009213693952),
     duration_ns            BIGINT,
     duration_child_ns      BIGINT,
     duration_nonchild_ns   BIGINT,

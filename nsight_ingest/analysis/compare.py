@@ -60,6 +60,11 @@ def fill_timings(scope: Scope) -> None:
         scope.con.execute(f"INSERT INTO timings {timings.select(path)}")
     except duckdb.Error as exc:
         raise InputError(f"{path}: {str(exc).splitlines()[0]}") from None
+    bad = scope.con.execute("SELECT count(*) FROM timings WHERE NOT coalesce(isfinite(seconds) AND seconds >= 0, false)"
+                            ).fetchone()[0]
+    if bad:
+        raise InputError(f"{path}: {bad} timing(s) are not a finite number of seconds >= 0 (NaN, inf, negative or "
+                         f"empty)")
 
 
 def abba(scope: Scope, options: dict[str, Any]) -> dict[str, Any]:

@@ -27,6 +27,18 @@ class RankSource:
     trace_id: int
     device: str
     window: tuple[int, int] | None = None
+    label: str = ""  # what names the rank: the file name's rank text, or the device
+
+
+def rank_regex(pattern: str | None) -> re.Pattern:
+    """--rank-pattern (RANK_PATTERN when None) compiled; refused unless it is a regex with a group."""
+    try:
+        regex = re.compile(pattern or RANK_PATTERN)
+    except re.error as exc:
+        raise InputError(f"--rank-pattern {pattern!r}: not a regular expression ({exc})") from None
+    if regex.groups < 1:
+        raise InputError(f"--rank-pattern {pattern!r}: needs a group, (...), around the rank in the file name")
+    return regex
 
 
 def _devices(con: duckdb.DuckDBPyConnection, trace_id: int) -> list[tuple[str, int | None]]:
@@ -34,30 +46,52 @@ def _devices(con: duckdb.DuckDBPyConnection, trace_id: int) -> list[tuple[str, i
                        "ORDER BY device_index, 1", [trace_id]).fetchall()
 
 
-def assign(con: duckdb.DuckDBPyConnection, captures: list[Capture], pattern: str = RANK_PATTERN
-           ) -> list[RankSource]:
-    """Ranks from the file names (one capture per rank), or from the devices of a single capture."""
+def assign(con: duckdb.DuckDBPyConnection, captures: list[Capture], pattern: re.Pattern) -> list[RankSource]:
+    """Ranks from the file names (one capture per rank), or from the devices of a single capture. A file's rank is
+    the text of the pattern's group 1: its number when every file's is a number, else its place in the sorted
+    labels."""
     if len(captures) == 1:
         capture = captures[0]
         devices = _devices(con, capture.gpu_trace.trace_id)
         return [RankSource(index if device_index is None else device_index, capture.gpu_trace.path,
-                           capture.gpu_trace.trace_id, device) for index, (device, device_index) in enumerate(devices)]
-    sources = []
+                           capture.gpu_trace.trace_id, device, label=device)
+                for index, (device, device_index) in enumerate(devices)]
+    labelled = []
     for capture in captures:
         name = capture.gpu_trace.path.replace("\\", "/").rsplit("/", 1)[-1]
-        match = re.search(pattern, name)
-        if not match:
-            raise InputError(f"{capture.gpu_trace.path}: no rank in the file name (pattern {pattern!r}; "
+        match = pattern.search(name)
+        if not match or match.group(1) is None:
+            raise InputError(f"{capture.gpu_trace.path}: no rank in the file name (pattern {pattern.pattern!r}; "
                              "use --rank-pattern)")
         devices = _devices(con, capture.gpu_trace.trace_id)
         if len(devices) != 1:
             raise InputError(f"{capture.gpu_trace.path}: a rank file must hold one device, it holds {len(devices)}")
-        sources.append(RankSource(int(match.group(1)), capture.gpu_trace.path, capture.gpu_trace.trace_id,
-                                  devices[0][0]))
-    ranks = [s.rank for s in sources]
-    if len(set(ranks)) != len(ranks):
-        raise InputError(f"two files give the same rank: {sorted(ranks)}")
-    return sorted(sources, key=lambda s: s.rank)
+        labelled.append((match.group(1), capture, devices[0][0]))
+    labels = [label for label, _, _ in labelled]
+    if len(set(labels)) != len(labels):
+        raise InputError(f"two files give the same rank: {sorted(labels)}")
+    numbered = all(label.isdecimal() for label in labels)
+    order = {label: int(label) if numbered else index for index, label in enumerate(sorted(labels))}
+    return sorted((RankSource(order[label], c.gpu_trace.path, c.gpu_trace.trace_id, device, label=label)
+                   for label, c, device in labelled), key=lambda s: s.rank)
+
+
+def given_offsets(sources: list[RankSource], items: list[str]) -> dict[int, int]:
+    """--offset RANK=NS items as {rank: ns}; RANK is a rank's label or number."""
+    by_label = {s.label: s.rank for s in sources}
+    numbers = {s.rank for s in sources}
+    given = {}
+    for item in items:
+        key, _, value = item.partition("=")
+        try:
+            ns = int(value)
+        except ValueError:
+            raise InputError(f"--offset {item!r}: expected RANK=NS with NS an integer") from None
+        rank = by_label.get(key, int(key) if key.strip().lstrip("-").isdecimal() else None)
+        if rank not in numbers:
+            raise InputError(f"--offset {item!r}: no rank {key!r} (ranks: {', '.join(by_label)})")
+        given[rank] = ns
+    return given
 
 
 def nvtx_steps(con: duckdb.DuckDBPyConnection, captures: list[Capture], sources: list[RankSource],
@@ -144,7 +178,7 @@ def analyse(scope: Scope, *, shared_clock: bool, offsets: dict[int, int] | None 
         union_percent = percent(row.get("kernel_union_ns", 0), step)
         result[f"rank{source.rank}_kernel_union_percent_of_rank_step"] = union_percent
         ranks.append({
-            "rank": source.rank, "source": source.source, "device": source.device,
+            "rank": source.rank, "label": source.label, "source": source.source, "device": source.device,
             "kernel_count": int(row.get("kernel_count", 0)), "nccl_kernel_count": int(row.get("nccl_kernel_count", 0)),
             "nccl_kernel_ms": int(row.get("nccl_kernel_ns", 0)) / 1e6,
             "non_nccl_kernel_seconds": int(row.get("non_nccl_kernel_ns", 0)) / 1e9,
@@ -161,6 +195,7 @@ def analyse(scope: Scope, *, shared_clock: bool, offsets: dict[int, int] | None 
     for source in sources:
         result[f"rank{source.rank}_all_gather_ms"] = int(per_rank.get(source.rank, {}).get("all_gather_ns", 0)) / 1e6
     result["ranks"] = ranks
+    result["rank_labels"] = {str(s.rank): s.label for s in sources}
     result["collectives"] = _collectives(scope.rows("ranks.collectives", ranks=len(sources)))
     result["aligned_span_ns"] = [span_start, span_end]
     return result

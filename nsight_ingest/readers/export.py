@@ -126,7 +126,8 @@ def _sqlite_batches(cursor: sqlite3.Cursor, schema) -> Iterator:
 
 
 def _open_sqlite(path: Path) -> sqlite3.Connection:
-    source = sqlite3.connect(f"file:{path}?mode=ro", uri=True)
+    # a URI keeps the file read-only; quoting keeps `#`, `?` and `%` in the path part of it
+    source = sqlite3.connect(f"{Path(path).resolve().as_uri()}?mode=ro", uri=True)
     source.text_factory = lambda raw: raw.decode("utf-8", errors="replace")
     return source
 

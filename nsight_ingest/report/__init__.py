@@ -3,9 +3,34 @@
 from __future__ import annotations
 
 import json
+import math
+import os
+from pathlib import Path
 from typing import Any
 
 
 def to_json(result: Any) -> str:
-    """Stable, indented JSON."""
-    return json.dumps(result, indent=2)
+    """Stable, indented JSON; a number that is not finite (NaN, infinity), which JSON cannot hold, is null; a date
+    is its ISO text."""
+    return json.dumps(_finite(result), indent=2, allow_nan=False, default=str)
+
+
+def _finite(value: Any) -> Any:
+    if isinstance(value, float):
+        return value if math.isfinite(value) else None
+    if isinstance(value, dict):
+        return {key: _finite(item) for key, item in value.items()}
+    if isinstance(value, list | tuple):
+        return [_finite(item) for item in value]
+    return value
+
+
+def write_whole(path: Path, text: str) -> None:
+    """Write `text` to `path` through a temporary file renamed over it: a full disk or a crash leaves the old file
+    or none, never a cut one."""
+    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
+    try:
+        partial.write_text(text, encoding="utf-8")
+        os.replace(partial, path)
+    finally:
+        partial.unlink(missing_ok=True)

@@ -42,9 +42,16 @@ def nightly_markdown(summary: dict[str, Any], checks: list[dict[str, Any]]) -> s
         cells = _check_cells(c)
         cells[-1] = "**yes**" if c["regressed"] else "no"
         lines.append("| " + " | ".join(cells) + " |")
-    if summary["failed"]:
-        lines += ["", "## Failed", "", *[f"- {f}" for f in summary["failed"]]]
+    for heading, items in _problems(summary):
+        lines += ["", f"## {heading}", "", *[f"- {item}" for item in items]]
     return "\n".join(lines) + "\n"
+
+
+def _problems(summary: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """The lists a reader must see: failed captures and history files that could not be read."""
+    return [(heading, summary[key]) for heading, key in (("Failed", "failed"),
+                                                         ("Damaged history files (skipped)", "damaged_history_files"))
+            if summary.get(key)]
 
 
 def _svg(figure) -> str:
@@ -96,6 +103,8 @@ def nightly_html(summary: dict[str, Any], checks: list[dict[str, Any]], series: 
     rows = "".join(f"<tr class={'bad' if c['regressed'] else 'ok'}>"
                    + "".join(f"<td>{html.escape(cell)}</td>" for cell in _check_cells(c)) + "</tr>" for c in checks)
     plots = "".join(f"<h2>{html.escape(capture)}</h2>{svg}" for capture, svg in nightly_plots(series))
+    problems = "".join(f"<h2>{heading}</h2><ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
+                       for heading, items in _problems(summary))
     return f"""<!doctype html><html><head><meta charset="utf-8">
 <title>nsight-ingest nightly {summary['date']}</title>
 <style>body{{font-family:sans-serif;margin:2em}} table{{border-collapse:collapse}}
@@ -104,5 +113,5 @@ tr.bad{{background:#fdd}}</style></head><body>
 <h1>nsight-ingest nightly summary, {summary['date']}</h1>
 <p>{ran}
 {regressed}</p>
-<table><tr>{header}</tr>{rows}</table>{plots}</body></html>
+<table><tr>{header}</tr>{rows}</table>{problems}{plots}</body></html>
 """

@@ -8,10 +8,12 @@ from contextlib import contextmanager
 
 @contextmanager
 def progress_bar(total: int, label: str) -> Iterator[Callable[[str], None]]:
-    """Show a bar of `total` items; yields a callback to call once per finished item."""
+    """Show a bar of `total` items on a terminal (nothing otherwise, so that stderr holds only messages); yields a
+    callback to call once per finished item."""
     from rich.console import Console
     from rich.progress import Progress
 
-    with Progress(console=Console(stderr=True), transient=True) as progress:
+    console = Console(stderr=True)
+    with Progress(console=console, transient=True, disable=not console.is_terminal) as progress:
         task = progress.add_task(label, total=total)
         yield lambda _item: progress.advance(task)

@@ -1,5 +1,5 @@
--- The nightly history: every row of the Parquet files $history_files (a glob over the `date=YYYY-MM-DD/` folders,
--- hive-partitioned on date), as nsight_ingest.history writes them.
+-- The nightly history: every row of the Parquet files $history_files (the readable files of the `date=YYYY-MM-DD/`
+-- folders, hive-partitioned on date), as nsight_ingest.history writes them.
 -- creates: history_rows
 --   run_id            the run that wrote the row (sortable: later runs sort after)
 --   capture           capture name (the file-name prefix of its trace set)
