@@ -209,7 +209,8 @@ def summarize(
     workers: Annotated[int | None, typer.Option("--workers", min=1, help="local processes (default: all cores)")]
     = None,
     baseline_runs: Annotated[int, typer.Option("--baseline-runs", min=1, help="compare with the last K runs")] = 7,
-    mad_k: Annotated[float, typer.Option("--mad-k", min=0, help="allowed change in robust sigmas (1.4826 x MAD)")] = 3.0,
+    mad_k: Annotated[float, typer.Option("--mad-k", min=0, help="allowed change in robust sigmas (1.4826 x MAD)")]
+    = 3.0,
     min_change: Annotated[float, typer.Option("--min-change", min=0, help="... and at least this fraction of "
                                                                          "median")] = 0.05,
     min_baseline: Annotated[int, typer.Option("--min-baseline", min=1, help="runs needed before judging")] = 3,

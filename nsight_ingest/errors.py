@@ -18,8 +18,9 @@ _DUCKDB_REASONS = (
 _OUT_OF_RANGE = re.compile(r'CHECK constraint failed on table "?(\w+)"? with expression CHECK\(\((\w+) BETWEEN')
 
 
-def explain_duckdb_csv_error(path: str, error: Exception) -> InputError:
-    """Condense DuckDB's multi-line CSV error into one line naming the file and line."""
+def explain_duckdb_csv_error(path: str, error: Exception, lines_before: int = 0) -> InputError:
+    """Condense DuckDB's multi-line CSV error into one line naming the file and line (DuckDB read a copy of the
+    table that left out the input's first `lines_before` lines)."""
     text = str(error)
     line = _DUCKDB_LINE.search(text)
     reason = next((m.group(1) for p in _DUCKDB_REASONS if (m := p.search(text))), None)
@@ -30,7 +31,7 @@ def explain_duckdb_csv_error(path: str, error: Exception) -> InputError:
         reason = text.strip().splitlines()[0] if text.strip() else type(error).__name__
     if "Expected Number of Columns" in reason:
         reason += " (row truncated or malformed)"
-    where = f" line {line.group(1)}:" if line else ""
+    where = f" line {int(line.group(1)) + lines_before}:" if line else ""
     return InputError(f"{path}:{where} {reason}")
 
 

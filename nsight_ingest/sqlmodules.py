@@ -3,7 +3,8 @@
 A module is named by its path: `sql/launches/kernel_gaps.sql` is `launches.kernel_gaps`. Its header says
 - `-- requires: scope.kernels, classify.kernel_classes`: the modules to build first (once per scope);
 - `-- creates: NAME` (it builds a temp table or view called NAME) or `-- returns: rows` (it is one SELECT whose
-  rows are the answer), followed by one `--   column  meaning (unit)` line per output column, in order;
+  rows are the answer), followed by one `--   column  meaning (unit)` line per output column, in order (a long
+  meaning goes on in lines indented deeper);
 - `-- filled by: MODULE`: a Python module whose function, registered with `fills`, adds rows after the SQL ran
   (the classification rules are user SQL run by nsight_ingest.rules).
 Parameters are DuckDB `$name` parameters, taken from the scope's and the call's values by name. The `common.*`
@@ -30,6 +31,7 @@ from nsight_ingest.sqlfiles import sql_root
 _REQUIRES = re.compile(r"^--\s*requires:\s*(?P<names>.*?)\s*$", re.M)
 _OUTPUT = re.compile(r"^--\s*(?:creates:\s*(?P<creates>\w+)|returns:\s*rows)\s*$")
 _COLUMN = re.compile(r"^--\s{2,}(?P<name>\w+)\s+(?P<doc>\S.*?)\s*$")
+_CONTINUED = re.compile(r"^--\s{8,}(?P<doc>\S.*?)\s*$")  # a column's description going on, indented deeper
 _FILLED_BY = re.compile(r"^--\s*filled by:\s*(?P<module>[\w.]+)", re.M)
 
 
@@ -84,6 +86,9 @@ def module(name: str) -> Module:
     creates, columns, output_seen = None, [], False
     for line in header:
         if output_seen:
+            if columns and (more := _CONTINUED.match(line)):
+                columns[-1] = Column(columns[-1].name, f"{columns[-1].doc} {more['doc']}")
+                continue
             column = _COLUMN.match(line)
             if not column:
                 break

@@ -143,7 +143,7 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
         con.execute("ROLLBACK")
         if "Invalid unicode" in str(exc) and not load.stage:
             raise _InvalidUtf8 from None
-        raise explain_duckdb_csv_error(label, exc) from None
+        raise explain_duckdb_csv_error(label, exc, load.lines_before) from None
     return {report: Ingested(trace_ids[report], label, report, sha256, content_sha256, rows[report], False,
                              staged.notes) for report in load.report_types}
 

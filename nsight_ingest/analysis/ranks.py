@@ -46,7 +46,8 @@ def _devices(con: duckdb.DuckDBPyConnection, trace_id: int) -> list[tuple[str, i
                        "ORDER BY device_index, 1", [trace_id]).fetchall()
 
 
-def assign(con: duckdb.DuckDBPyConnection, captures: list[Capture], pattern: re.Pattern) -> list[RankSource]:
+def assign(con: duckdb.DuckDBPyConnection, captures: list[Capture], pattern: re.Pattern = re.compile(RANK_PATTERN)
+           ) -> list[RankSource]:
     """Ranks from the file names (one capture per rank), or from the devices of a single capture. A file's rank is
     the text of the pattern's group 1: its number when every file's is a number, else its place in the sorted
     labels."""

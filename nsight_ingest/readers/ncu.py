@@ -64,8 +64,9 @@ def _raw(table: CsvTable) -> Load:
     missing = [raw for raw, name in IDENTITY.items() if name in ("result_id", "kernel_name") and name not in names]
     if missing:
         raise InputError(f"{table.path}: ncu raw page is missing column(s): {', '.join(missing)}")
-    path, compressed, header_line, temporary = table_copy(table, always_scan=True)
-    source = read_csv_call(path, compressed, skip=header_line + 2, header=False, columns=_varchar_columns(names))
+    copy = table_copy(table, always_scan=True)
+    source = read_csv_call(copy.path, copy.compressed, skip=copy.header_line + 2, header=False,
+                           columns=_varchar_columns(names))
     header_rows = [[name, cell.raw, unit] for name, cell, unit in zip(names, table.header, units, strict=True)
                    if name.startswith("m_")]
     results_source = f"(SELECT {_present_or_null(names, IDENTITY.values())} FROM {source})"
@@ -74,7 +75,7 @@ def _raw(table: CsvTable) -> Load:
         (Insert("ncu_raw", "ncu_results", read_sql("readers/ncu_results.sql").format(source=results_source)),
          Insert("ncu_raw", "ncu_metrics", read_sql("readers/ncu_raw_metrics.sql").format(source=source))),
         setup=((HEADER_TABLE, []), ("INSERT INTO ncu_header VALUES (?, ?, ?)", header_rows)),
-        temporary=temporary,
+        temporary=copy.temporary, lines_before=copy.lines_before,
     )
 
 
@@ -85,16 +86,16 @@ def _details(table: CsvTable) -> Load:
                ("result_id", "kernel_name", "metric", "unit", "value_text")]
     if missing:
         raise InputError(f"{table.path}: ncu details page is missing column(s): {', '.join(missing)}")
-    path, compressed, header_line, temporary = table_copy(table, always_scan=True)
-    reader = read_csv_call(path, compressed, skip=header_line + 1, header=False, columns=_varchar_columns(names),
-                           null_padding=True)
+    copy = table_copy(table, always_scan=True)
+    reader = read_csv_call(copy.path, copy.compressed, skip=copy.header_line + 1, header=False,
+                           columns=_varchar_columns(names), null_padding=True)
     source = f"(SELECT {_present_or_null(names, known.values())} FROM {reader})"
     return Load(
         "ncu_details",
         (Insert("ncu_details", "ncu_results", read_sql("readers/ncu_results.sql").format(source=source)),
          Insert("ncu_details", "ncu_metrics", read_sql("readers/ncu_details_metrics.sql").format(source=source)),
          Insert("ncu_details", "ncu_rules", read_sql("readers/ncu_details_rules.sql").format(source=source))),
-        temporary=temporary,
+        temporary=copy.temporary, lines_before=copy.lines_before,
     )
 
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers import Insert, Load
-from nsight_ingest.readers.source import CsvTable, locate_table, read_csv_call, table_copy
+from nsight_ingest.readers.source import CsvTable, TableFile, locate_table, read_csv_call, table_copy
 from nsight_ingest.sqlfiles import read_sql, sql_string
 
 # Factors to the store's base units: nanoseconds, bytes, bytes per second.
@@ -112,9 +112,8 @@ def _normalized(column: Column, csv_name: str | None, unit: str | None, path: Pa
     return f"{csv_name} AS {out}"
 
 
-def build_select(table: CsvTable, spec: ReportSpec, source_file: tuple[Path, bool, int]) -> str:
-    """The SELECT over DuckDB's CSV reader of `source_file` (path, compressed, header line) that returns this
-    report's normalized rows."""
+def build_select(table: CsvTable, spec: ReportSpec, source_file: TableFile) -> str:
+    """The SELECT over DuckDB's CSV reader of `source_file` that returns this report's normalized rows."""
     csv_columns: list[str] = []
     present: dict[str, tuple[str, str | None]] = {}
     for index, cell in enumerate(table.header):
@@ -129,8 +128,8 @@ def build_select(table: CsvTable, spec: ReportSpec, source_file: tuple[Path, boo
     expressions = [
         _normalized(column, *present.get(base, (None, None)), table.path) for base, column in spec.columns.items()
     ]
-    path, compressed, header_line = source_file
-    reader = read_csv_call(path, compressed, skip=header_line, header=True, columns=csv_columns)
+    reader = read_csv_call(source_file.path, source_file.compressed, skip=source_file.header_line, header=True,
+                           columns=csv_columns)
     source = f"(SELECT {', '.join(expressions)} FROM {reader})"
     return read_sql(f"readers/{spec.report_type}.sql").format(source=source)
 
@@ -139,6 +138,6 @@ def load(path: Path, report_type: str) -> Load:
     """Find `report_type`'s table in `path` and prepare the INSERT of its normalized rows."""
     spec = SPECS[report_type]
     table = locate_table(path, report_type)
-    *source_file, temporary = table_copy(table, always_scan=False)
-    return Load(report_type, (Insert(report_type, spec.table, build_select(table, spec, tuple(source_file))),),
-                temporary=temporary)
+    source_file = table_copy(table, always_scan=False)
+    return Load(report_type, (Insert(report_type, spec.table, build_select(table, spec, source_file)),),
+                temporary=source_file.temporary, lines_before=source_file.lines_before)

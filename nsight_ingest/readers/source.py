@@ -253,24 +253,36 @@ def _is_data_line(line: str) -> bool:
     return head.isdigit() or head in ('"', "-")
 
 
-def table_copy(table: CsvTable, always_scan: bool) -> tuple[Path, bool, int, Path | None]:
-    """(file, compressed, header line) for DuckDB to read, and a temporary file to delete afterwards.
+@dataclass(frozen=True)
+class TableFile:
+    """The file DuckDB reads for a table: the input itself, or a copy of just the table (`temporary`, to delete
+    afterwards), whose first `lines_before` lines of the input were left out (added to a line an error names)."""
 
-    When console lines or further reports follow the table, DuckDB reads a byte copy of just the table. Only
-    files with console lines before the table (an `nsys stats` stdout capture), or `always_scan`, are scanned.
-    """
+    path: Path
+    compressed: bool
+    header_line: int
+    temporary: Path | None = None
+    lines_before: int = 0
+
+
+def table_copy(table: CsvTable, always_scan: bool) -> TableFile:
+    """The file to read `table` from. When console lines or further reports follow the table, DuckDB reads a byte
+    copy of just the table. Only files with console lines before the table (an `nsys stats` stdout capture), or
+    `always_scan`, are scanned; a quoted field may hold line breaks."""
+    whole = TableFile(table.path, table.compressed, table.header_line)
     if not (always_scan or table.header_line > 0):
-        return table.path, table.compressed, table.header_line, None
+        return whole
     with _open_text(table.path, table.compressed) as text:
         lines = text.readlines()
-    end = table.header_line + 1
-    while end < len(lines) and _is_data_line(lines[end]):
+    end, quoted = table.header_line + 1, False
+    while end < len(lines) and (quoted or _is_data_line(lines[end])):
+        quoted ^= lines[end].count('"') % 2 == 1  # quotes inside a field are doubled, so an odd count opens or closes
         end += 1
     if all(not line.strip() for line in lines[end:]):
-        return table.path, table.compressed, table.header_line, None
+        return whole
     with tempfile.NamedTemporaryFile("w", suffix=".csv", delete=False, encoding="utf-8", newline="") as out:
         out.writelines(lines[table.header_line:end])
-    return Path(out.name), False, 0, Path(out.name)
+    return TableFile(Path(out.name), False, 0, Path(out.name), table.header_line)
 
 
 def utf8_copy(path: Path) -> tuple[Path, int]:

@@ -6,6 +6,9 @@
 --   kern_exec_trace  trace id of the cuda_kern_exec_trace ($kern_exec_trace; NULL when there is none)
 --   api_trace        trace id of the cuda_api_trace ($api_trace; NULL when there is none)
 --   ncu_traces       trace ids of the ncu exports whose launches are the scope ($ncu_traces; [] otherwise)
+--   gpu_devices_known  true when the cuda_gpu_trace names its devices (a CSV without the optional Device column
+--                      does not: launch rows then match its kernels by start time alone)
 CREATE OR REPLACE TEMP TABLE scope_inputs AS
     SELECT $gpu_trace::INTEGER AS gpu_trace, $kern_exec_trace::INTEGER AS kern_exec_trace,
-           $api_trace::INTEGER AS api_trace, $ncu_traces::INTEGER[] AS ncu_traces;
+           $api_trace::INTEGER AS api_trace, $ncu_traces::INTEGER[] AS ncu_traces,
+           EXISTS (SELECT 1 FROM gpu_ops WHERE trace_id = $gpu_trace AND device_index IS NOT NULL) AS gpu_devices_known;

@@ -9,11 +9,13 @@
 --   kernel_start_ns     GPU start of the kernel launched (ns): with device_index, the key to its kernel
 --   pid                 process id of the calling thread
 --   tid                 thread id of the calling thread
---   device_index        device number (0 when the export gives none)
+--   device_index        device number (0 when the export gives none; 0 for every row when the cuda_gpu_trace
+--                       names no device, so that launches match its kernels by start time alone)
 --   api_function        the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
 CREATE OR REPLACE TEMP TABLE scope_launches AS
     SELECT l.api_start_ns, l.api_duration_ns, l.api_end_ns, l.queue_duration_ns, l.kernel_start_ns, l.pid, l.tid,
-           coalesce(l.device_index, 0) AS device_index, l.api_function
+           CASE WHEN i.gpu_devices_known THEN coalesce(l.device_index, 0) ELSE 0 END AS device_index,
+           l.api_function
     FROM kernel_launches l, scope_inputs i
     WHERE l.trace_id = i.kern_exec_trace
       AND in_window(l.api_start_ns, l.tid);
