@@ -160,12 +160,17 @@ def finish(run: Run) -> None:
         run.warnings.extend([warning] if warning else [])
 
 
+def _note(run: Run, inputs: list[store.Ingested]) -> None:
+    """Warn of what was recovered while reading these inputs (stored with them: warned on every use)."""
+    run.warnings.extend(dict.fromkeys(note for ingested in inputs for note in ingested.notes))
+
+
 def open_capture(run: Run, files: CaptureFiles | CaptureInputs, need_nvtx: bool = False) -> store.Capture:
     """Ingest the capture's inputs (siblings found by name) and note what was recovered or is missing."""
     inputs = files if isinstance(files, CaptureInputs) else resolve(files, run.sources, need_nvtx)
     capture = store.ingest_capture(connect(run, [inputs]), inputs.gpu_trace, inputs.kern_exec, inputs.nvtx_trace,
                                    inputs.ncu, inputs.api_trace)
-    run.warnings.extend(dict.fromkeys(note for ingested, _ in capture.roles() for note in ingested.notes))
+    _note(run, [ingested for ingested, _ in capture.roles()])
     if capture.kern_exec is None:
         run.warnings.append(f"{inputs.gpu_trace.label}: the export has no CUDA API calls: launch figures are null"
                             if inputs.gpu_trace.is_export else
@@ -291,6 +296,7 @@ def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs
 def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:
     """The ncu analysis of Nsight Compute exports (raw or details pages): each profiled launch, classified."""
     inputs = [store.ingest_ncu(connect(run), path) for path in paths]
+    _note(run, inputs)
     return _answered(NCU, ncu_scope(run, inputs), inputs, options)
 
 

@@ -6,18 +6,24 @@ import json
 import os
 import tempfile
 import time
+from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
+from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TypeVar
 
 import duckdb
 
 from nsight_ingest import readers, user_sql
 from nsight_ingest.errors import InputError, explain_duckdb_csv_error
+from nsight_ingest.readers import nsys
 from nsight_ingest.readers.forms import Input, as_input
 from nsight_ingest.readers.source import file_hashes, utf8_copy
 from nsight_ingest.sqlfiles import read_sql
 from nsight_ingest.sqlmodules import common_sql
+
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -45,13 +51,11 @@ MEMORY_PER_THREAD = 48 * 2**20
 # Columns no analysis reads. An in-memory store (it lives for one command) is made without them: not parsing and
 # holding them, above all the kern_exec trace's copy of every kernel name, saves a third of the load time and
 # memory. A store in a file has every column.
-DETAIL_COLUMNS = {
-    "gpu_ops": ("corr_id", "grid_y", "grid_z", "block_x", "block_y", "block_z", "registers_per_thread",
-                "static_smem_bytes", "dynamic_smem_bytes", "transfer_bytes", "throughput_bytes_per_s",
-                "src_mem_kind", "dst_mem_kind", "context_id", "green_context_id"),
+DETAIL_COLUMNS = {  # the columns no analysis reads, which an in-memory store leaves out
+    "gpu_ops": nsys.detail_columns(nsys.GPU_TRACE),
     # grid_x .. block_z first: they are generated from grid_xyz / block_xyz
-    "kernel_launches": ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "grid_xyz", "block_xyz",
-                        "total_duration_ns", "kernel_name"),
+    "kernel_launches": ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z",
+                        *nsys.detail_columns(nsys.KERN_EXEC_TRACE)),
 }
 
 
@@ -96,7 +100,11 @@ def _existing(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str) -> 
 
 
 class _InvalidUtf8(Exception):
-    """DuckDB's fast path met bytes that are not UTF-8."""
+    """DuckDB's fast path met bytes that are not UTF-8 in `source`."""
+
+    def __init__(self, source: Input) -> None:
+        super().__init__(source.label)
+        self.source = source
 
 
 def _pause_for_tests() -> None:
@@ -107,9 +115,39 @@ def _pause_for_tests() -> None:
         time.sleep(120)
 
 
-def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str, hashing: Future,
-                 staged: readers.Staged) -> dict[str, Ingested]:
+def _unparsed(con: duckdb.DuckDBPyConnection, load: readers.Load, trace_ids: dict[str, int],
+              label: str) -> tuple[str, ...]:
+    """A note per report whose rows hold values that did not parse (in columns no analysis reads: left NULL)."""
+    notes = []
+    for insert in load.inserts:
+        if "unparsed_values" in _stored_columns(con, insert.table):
+            values, rows = con.execute(f"SELECT sum(unparsed_values), count_if(unparsed_values > 0) FROM {insert.table}"
+                                       f" WHERE trace_id = ?", [trace_ids[insert.report_type]]).fetchone()
+            if values:
+                notes.append(f"{label}: {values} value(s) in {rows} row(s) of {insert.report_type} did not parse, in "
+                             f"columns no analysis reads; they are NULL (unparsed_values counts them per row)")
+    return tuple(notes)
+
+
+@contextmanager
+def _atomic(con: duckdb.DuckDBPyConnection) -> Iterator[None]:
+    """One transaction: what is written inside is stored whole, or (on any error, a kill) not at all."""
     con.execute("BEGIN TRANSACTION")
+    try:
+        yield
+        _pause_for_tests()
+        con.execute("COMMIT")
+    except BaseException:
+        with suppress(duckdb.Error):  # a COMMIT that failed has ended the transaction already
+            con.execute("ROLLBACK")
+        raise
+
+
+def _insert(con: duckdb.DuckDBPyConnection, load: readers.Load, source: Input, hashing: Future,
+            staged: readers.Staged) -> dict[str, Ingested]:
+    """Run a load's inserts in the open transaction and record a traces row per report; bytes stored before give
+    the stored traces (the rows just inserted are taken out again)."""
+    label = source.label
     try:
         for sql, rows in load.setup:
             con.executemany(sql, rows) if rows else con.execute(sql)
@@ -122,30 +160,25 @@ def _transaction(con: duckdb.DuckDBPyConnection, load: readers.Load, label: str,
                                 {"trace_id": trace_ids[insert.report_type],
                                  "stored": _stored_columns(con, insert.table)}).fetchone()[0]
             rows.setdefault(insert.report_type, count)
+        notes = staged.notes + _unparsed(con, load, trace_ids, label)
         sha256, content_sha256 = hashing.result()
         if rows[load.report_type] == 0:
             what = "holds no GPU operations" if load.stage else f"{load.report_type} has a header but no data rows"
             raise InputError(f"{label}: {what}")
-        existing = _existing(con, sha256, load.report_type)
-        if existing:
-            con.execute("ROLLBACK")
+        if _existing(con, sha256, load.report_type):
+            for insert in load.inserts:
+                con.execute(f"DELETE FROM {insert.table} WHERE trace_id = ?", [trace_ids[insert.report_type]])
             return {report: _stored(con, sha256, report, label, content_sha256) for report in load.report_types}
         for report, trace_id in trace_ids.items():
             con.execute("INSERT INTO traces VALUES (?, ?, ?, ?, ?, ?, ?, now()::TIMESTAMP, ?)",
                         [trace_id, label, sha256, content_sha256, report, rows[report], staged.nsys_version,
-                         list(staged.notes)])
-        _pause_for_tests()
-        con.execute("COMMIT")
-    except InputError:
-        con.execute("ROLLBACK")
-        raise
+                         list(notes)])
     except duckdb.Error as exc:
-        con.execute("ROLLBACK")
         if "Invalid unicode" in str(exc) and not load.stage:
-            raise _InvalidUtf8 from None
+            raise _InvalidUtf8(source) from None
         raise explain_duckdb_csv_error(label, exc, load.lines_before) from None
     return {report: Ingested(trace_ids[report], label, report, sha256, content_sha256, rows[report], False,
-                             staged.notes) for report in load.report_types}
+                             notes) for report in load.report_types}
 
 
 def _stored(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str, label: str,
@@ -154,60 +187,79 @@ def _stored(con: duckdb.DuckDBPyConnection, sha256: str, report_type: str, label
     return Ingested(trace_id, label, report_type, sha256, content_sha256, rows, True, tuple(notes))
 
 
-def _load_and_run(con: duckdb.DuckDBPyConnection, source: Input, report_type: str, hashing: Future,
-                  notes: tuple[str, ...] = ()) -> dict[str, Ingested]:
+def _load(source: Input, report_type: str) -> readers.Load:
     try:
-        load = readers.load(source.path, source.form, report_type)
+        return readers.load(source.path, source.form, report_type)
     except InputError as exc:
         if source.streamed:  # name the stream, not its temporary copy
             raise InputError(str(exc).replace(str(source.path), source.label)) from None
         raise
+
+
+def _together(con: duckdb.DuckDBPyConnection, wanted: list[tuple[Input, str]], decoded: dict[Path, tuple[Path, str]],
+              finish: Callable[[list[dict[str, Ingested]]], T]) -> T:
+    """Store each (input, report type) of `wanted` and then `finish(results)` (per item, the reports its input
+    gave) in one transaction. An input already stored is not read again; `decoded` maps an input that is not UTF-8
+    to its decoded copy and a note. Reading and staging happen before the transaction: it only inserts."""
     details = "context_id" in _stored_columns(con, "gpu_ops")  # a store in a file keeps every column
-    staged = load.stage(con, details) if load.stage else readers.Staged(None)
-    staged = replace(staged, notes=staged.notes + notes)
+    results: list[dict[str, Ingested] | None] = [None] * len(wanted)
+    pending = []
+    with ThreadPoolExecutor(max_workers=1) as pool, ExitStack() as cleanup:
+        for index, (source, report_type) in enumerate(wanted):
+            hashing = Future()
+            if con.execute("SELECT count(*) > 0 FROM traces WHERE report_type = ?", [report_type]).fetchone()[0]:
+                # a store with inputs of this kind: hash first, so an input already stored is not parsed again
+                sha256, content_sha256 = file_hashes(source.identity)
+                if _existing(con, sha256, report_type):  # with every other report of the same bytes (an export)
+                    results[index] = {report: _stored(con, sha256, report, source.label, content_sha256)
+                                      for (report,) in con.execute("SELECT report_type FROM traces WHERE sha256 = ?",
+                                                                   [sha256]).fetchall()}
+                    continue
+                hashing.set_result((sha256, content_sha256))
+            else:  # hashlib releases the GIL, so hashing in a thread overlaps DuckDB's parsing
+                hashing = pool.submit(file_hashes, source.identity)
+            copy, note = decoded.get(source.path, (None, None))
+            load = _load(replace(source, path=copy) if copy else source, report_type)
+            if load.temporary:
+                cleanup.callback(load.temporary.unlink, missing_ok=True)
+            staged = readers.Staged(None)
+            if load.stage:
+                cleanup.callback(load.unstage, con)
+                staged = load.stage(con, details)
+            staged = replace(staged, notes=staged.notes + load.notes + ((note,) if note else ()))
+            pending.append((index, source, report_type, load, hashing, staged))
+        with _atomic(con):
+            for index, source, report_type, load, hashing, staged in pending:
+                results[index] = _insert(con, load, source, hashing, staged)
+                if report_type not in results[index]:
+                    raise InputError(f"{source.label}: holds no {report_type} (it gives {', '.join(results[index])})")
+            return finish(results)
+
+
+def _stored_together(con: duckdb.DuckDBPyConnection, wanted: list[tuple[Input, str]],
+                     finish: Callable[[list[dict[str, Ingested]]], T]) -> T:
+    """_together, again with a decoded copy of an input in which DuckDB met bytes that are not UTF-8 (its rows kept,
+    the replaced sequences counted in a note)."""
+    decoded: dict[Path, tuple[Path, str]] = {}
     try:
-        return _transaction(con, load, source.label, hashing, staged)
+        while True:
+            try:
+                return _together(con, wanted, decoded, finish)
+            except _InvalidUtf8 as bad:
+                if bad.source.path in decoded:
+                    raise InputError(f"{bad.source.label}: not UTF-8 text even after decoding") from None
+                copy, replaced = utf8_copy(bad.source.path)
+                decoded[bad.source.path] = (copy, f"{bad.source.label}: {replaced} invalid UTF-8 byte sequence(s) "
+                                                  f"replaced with U+FFFD; rows kept")
     finally:
-        if load.unstage:
-            load.unstage(con)
-        if load.temporary:
-            load.temporary.unlink(missing_ok=True)
+        for copy, _ in decoded.values():
+            copy.unlink(missing_ok=True)
 
 
 def ingest(con: duckdb.DuckDBPyConnection, source: Input | str | Path, report_type: str) -> Ingested:
     """Load one input's `report_type` in one transaction (an nsys export: every report it holds, once);
     identical content is stored once."""
-    return _ingest(con, as_input(source), report_type)[report_type]
-
-
-def _ingest(con: duckdb.DuckDBPyConnection, source: Input, report_type: str) -> dict[str, Ingested]:
-    """The reports loaded from `source` (every report of an export), or the stored `report_type` of the same bytes.
-
-    DuckDB parses; only when it meets bytes that are not UTF-8 does a slower path decode a copy with U+FFFD in
-    their place, keeping the rows and noting how many sequences were replaced."""
-    known: Future | None = None
-    if con.execute("SELECT count(*) > 0 FROM traces WHERE report_type = ?", [report_type]).fetchone()[0]:
-        # a store with inputs of this kind: hash first, so an input already stored is not parsed again
-        sha256, content_sha256 = file_hashes(source.identity)
-        if _existing(con, sha256, report_type):
-            return {report_type: _stored(con, sha256, report_type, source.label, content_sha256)}
-        known = Future()
-        known.set_result((sha256, content_sha256))
-    with ThreadPoolExecutor(max_workers=1) as pool:
-        # hashlib releases the GIL, so hashing in a thread overlaps DuckDB's parsing
-        hashing = known or pool.submit(file_hashes, source.identity)
-        try:
-            loaded = _load_and_run(con, source, report_type, hashing)
-        except _InvalidUtf8:
-            copy, replaced = utf8_copy(source.path)
-            note = f"{source.label}: {replaced} invalid UTF-8 byte sequence(s) replaced with U+FFFD; rows kept"
-            try:
-                loaded = _load_and_run(con, replace(source, path=copy), report_type, hashing, (note,))
-            finally:
-                copy.unlink(missing_ok=True)
-    if report_type not in loaded:
-        raise InputError(f"{source.label}: holds no {report_type} (it gives {', '.join(loaded)})")
-    return loaded
+    return _stored_together(con, [(as_input(source), report_type)], lambda results: results[0][report_type])
 
 
 @dataclass(frozen=True)
@@ -237,22 +289,40 @@ def ingest_capture(
     api: Input | str | Path | None = None,
 ) -> Capture:
     """Ingest a cuda_gpu_trace with its optional kern_exec, NVTX, CUDA API and ncu exports and record them as one
-    capture (a report an nsys export holds no rows of is left out)."""
-    gpu_source = as_input(gpu_trace)
-    loaded = _ingest(con, gpu_source, "cuda_gpu_trace")  # an export: every report it holds
-    gpu = loaded["cuda_gpu_trace"]
+    capture, in one transaction: all of them or none (a report an nsys export holds no rows of is left out)."""
+    from nsight_ingest.readers import ncu as ncu_reader
 
-    def optional(source: Input | str | Path | None, report_type: str) -> Ingested | None:
-        if source is None:
-            return None
-        source = as_input(source)
-        ingested = (loaded.get(report_type) if source.path == gpu_source.path else None) or \
-            ingest(con, source, report_type)
-        return ingested if ingested.rows else None
+    gpu = as_input(gpu_trace)
+    siblings = {report: as_input(source) for report, source in (
+        ("cuda_kern_exec_trace", kern_exec), ("nvtx_pushpop_trace", nvtx), ("cuda_api_trace", api))
+        if source is not None}
+    for report, source in siblings.items():
+        if source.is_export and source.path != gpu.path:  # one export is staged at a time: another goes in first
+            ingest(con, source, report)
+    separate = [(source, report) for report, source in siblings.items()
+                if not (gpu.is_export and source.path == gpu.path)]  # an export holds every report itself
+    profiles = [as_input(source) for source in ncu]
+    wanted = [(gpu, "cuda_gpu_trace"), *separate, *((p, ncu_reader.detect(p.path)) for p in profiles)]
 
-    launches = optional(kern_exec, "cuda_kern_exec_trace")
-    ranges = optional(nvtx, "nvtx_pushpop_trace")
-    calls = optional(api, "cuda_api_trace")
+    def link(results: list[dict[str, Ingested]]) -> Capture:
+        reports = dict(results[0])  # an export holds every report itself
+        profiles = []
+        for (_, report), result in zip(wanted[1:], results[1:], strict=True):
+            if report in siblings:
+                reports[report] = result[report]
+            else:
+                profiles.append(result[report])
+        chosen = (reports.get(report) if report in siblings else None
+                  for report in ("cuda_kern_exec_trace", "nvtx_pushpop_trace", "cuda_api_trace"))
+        launches, ranges, calls = (i if i is not None and i.rows else None for i in chosen)
+        return _capture_row(con, results[0]["cuda_gpu_trace"], launches, ranges, calls, tuple(profiles))
+
+    return _stored_together(con, wanted, link)
+
+
+def _capture_row(con: duckdb.DuckDBPyConnection, gpu: Ingested, launches: Ingested | None, ranges: Ingested | None,
+                 calls: Ingested | None, profiles: tuple[Ingested, ...]) -> Capture:
+    """The captures row of these stored inputs (made, or found and completed)."""
     kern_id = launches.trace_id if launches else None
     row = con.execute(
         "SELECT capture_id FROM captures WHERE gpu_trace_id = ? AND kern_exec_trace_id IS NOT DISTINCT FROM ?",
@@ -267,7 +337,7 @@ def ingest_capture(
         con.execute("UPDATE captures SET nvtx_trace_id = ? WHERE capture_id = ?", [ranges.trace_id, row[0]])
     if calls is not None:
         con.execute("UPDATE captures SET api_trace_id = ? WHERE capture_id = ?", [calls.trace_id, row[0]])
-    return Capture(row[0], gpu, launches, ranges, tuple(ingest_ncu(con, path) for path in ncu), calls)
+    return Capture(row[0], gpu, launches, ranges, profiles, calls)
 
 
 def ingest_ncu(con: duckdb.DuckDBPyConnection, source: Input | str | Path) -> Ingested:

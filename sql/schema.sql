@@ -43,7 +43,8 @@ CREATE TABLE IF NOT EXISTS gpu_ops (
     context_id               BIGINT,
     green_context_id         BIGINT,
     stream_id                BIGINT,
-    name                     VARCHAR NOT NULL
+    name                     VARCHAR NOT NULL,
+    unparsed_values          UTINYINT NOT NULL DEFAULT 0  -- optional values of the row that did not parse (NULL)
 );
 
 -- cuda_kern_exec_trace: one row per kernel launched through an API call (CUDA-graph replays: one row per node).
@@ -70,8 +71,13 @@ CREATE TABLE IF NOT EXISTS kernel_launches (
     block_x INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 1) AS INTEGER)) VIRTUAL,
     block_y INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 2) AS INTEGER)) VIRTUAL,
     block_z INTEGER GENERATED ALWAYS AS (TRY_CAST(regexp_extract(block_xyz, '^\s*(\d+)\s+(\d+)\s+(\d+)', 3) AS INTEGER)) VIRTUAL,
-    kernel_name         VARCHAR NOT NULL
+    kernel_name         VARCHAR NOT NULL,
+    unparsed_values     UTINYINT NOT NULL DEFAULT 0  -- optional values of the row that did not parse (NULL)
 );
+
+-- A store written before rows counted their unparsed values gets the columns (0) when it is opened.
+ALTER TABLE gpu_ops ADD COLUMN IF NOT EXISTS unparsed_values UTINYINT DEFAULT 0;
+ALTER TABLE kernel_launches ADD COLUMN IF NOT EXISTS unparsed_values UTINYINT DEFAULT 0;
 
 -- cuda_api_trace: every CUDA runtime/driver API call.
 CREATE TABLE IF NOT EXISTS api_calls (

@@ -2,7 +2,10 @@
 
 from __future__ import annotations
 
+import csv
 import gzip
+import hashlib
+import json
 import os
 import signal
 import subprocess
@@ -12,7 +15,7 @@ import time
 import duckdb
 import pytest
 
-from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, kernel_row, launch_row, write
+from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, kernel_row, launch_row, write, write_rules
 
 GOOD = SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv"
 API = SAMPLES / "h200_dit_oneblock_cuda_api_trace.csv"
@@ -224,3 +227,321 @@ def test_second_writer_gets_a_clear_error(tmp_path):
     finally:
         holder.kill()
         holder.wait()
+
+
+# ---- user SQL: rule files and `query` can read what they are given and nothing else -----------------------------
+
+RULE_HEAD = "-- component: a | test rule\n"
+
+
+def rules_folder(tmp_path, body: str):
+    return write_rules(tmp_path / "rules", {"10_a.sql": RULE_HEAD + body})
+
+
+def stored_rows(db) -> tuple:
+    con = duckdb.connect(str(db), read_only=True)
+    try:
+        return con.execute("SELECT (SELECT count(*) FROM traces), (SELECT count(*) FROM gpu_ops), "
+                           "(SELECT count(*) FROM kernel_launches)").fetchone()
+    finally:
+        con.close()
+
+
+@pytest.mark.parametrize(("body", "message"), [
+    ("COPY (SELECT 1) TO '{out}'", "only a SELECT statement may run here, not COPY"),
+    ("SELECT name, 'a' AS component, 1 AS priority FROM kernel_names); COPY (SELECT 1) TO '{out}'; SELECT (1",
+     "SQL does not parse"),
+    ("SELECT name, 'a' AS component, 1 AS priority FROM kernel_names; COPY (SELECT 1) TO '{out}'",
+     "must be exactly one SQL statement, found 2"),
+    ("SELECT name, 'a' AS component, 1 AS priority FROM kernel_names; DELETE FROM gpu_ops",
+     "must be exactly one SQL statement, found 2"),
+    ("ATTACH '{out}' AS other", "not ATTACH"),
+    ("LOAD httpfs", "not LOAD"),
+    ("SELECT name, 'a' AS component, 1 AS priority FROM kernel_names, read_csv('/etc/passwd')",
+     "file system operations are disabled"),
+    ("SELECT name, 'a' AS component, 1 AS priority FROM kernel_names WHERE name IN (SELECT name FROM gpu_ops)",
+     "gpu_ops does not exist"),
+    ("SELECT name, getenv('HOME') AS component, 1 AS priority FROM kernel_names", "getenv does not exist"),
+    ("SELECT name, 'a' AS component, 1 AS priority FROM kernel_names, (SELECT current_setting('threads') AS t) "
+     "WHERE set_config('enable_external_access', 'true') IS NULL", "rule SQL failed"),
+])
+def test_hostile_rule_files_are_refused_and_change_nothing(run_cli, tmp_path, body, message):
+    out, db = tmp_path / "written.csv", tmp_path / "store.duckdb"
+    assert run_cli("classify", GOOD, "--db", db).code == 0
+    before = stored_rows(db)
+    line = error_line(run_cli("classify", GOOD, "--db", db, "--rules", rules_folder(tmp_path, body.format(out=out))))
+    assert message in line
+    assert not out.exists() and stored_rows(db) == before
+
+
+def test_a_rule_sees_only_its_relation(run_cli, tmp_path):
+    # what a rule can list of its database: one table, kernel_names; no store tables, no other database
+    body = ("SELECT k.name, 'a' AS component, 1 AS priority FROM kernel_names k "
+            "WHERE (SELECT list(table_name) FROM duckdb_tables()) = ['kernel_names'] "
+            "AND (SELECT count(*) FROM duckdb_databases() WHERE NOT internal) = 1")
+    out = run_cli("classify", GOOD, "--rules", rules_folder(tmp_path, body)).json()
+    assert out["components"]["a"]["launches"] == out["kernel_count"]
+
+
+@pytest.fixture
+def store_file(run_cli, tmp_path):
+    db = tmp_path / "store.duckdb"
+    assert run_cli("classify", GOOD, "--db", db).code == 0
+    return db
+
+
+@pytest.mark.parametrize(("sql", "message"), [
+    ("COPY gpu_ops TO '{out}'", "not COPY"),
+    ("SELECT * FROM gpu_ops; COPY gpu_ops TO '{out}'", "exactly one SQL statement, found 2"),
+    ("ATTACH '{other}' AS other (READ_WRITE)", "not ATTACH"),
+    ("ATTACH '{other}' AS other (READ_WRITE); DELETE FROM other.gpu_ops", "exactly one SQL statement"),
+    ("DELETE FROM gpu_ops", "not DELETE"),
+    ("SELECT * FROM read_csv('/etc/passwd')", "file system operations are disabled"),
+    ("SELECT * FROM read_text('{other}')", "file system operations are disabled"),
+    ("SELECT set_config('enable_external_access', 'true')", "query failed"),
+    ("", "exactly one SQL statement, found 0"),
+])
+def test_query_reads_and_writes_nothing(run_cli, tmp_path, store_file, sql, message):
+    out, other = tmp_path / "written.csv", tmp_path / "other.duckdb"
+    assert run_cli("classify", GOOD, "--db", other).code == 0
+    before = stored_rows(store_file), stored_rows(other)
+    line = error_line(run_cli("query", sql.format(out=out, other=other), "--db", store_file))
+    assert message in line
+    assert not out.exists() and (stored_rows(store_file), stored_rows(other)) == before
+
+
+@pytest.mark.parametrize("sql", ["SELECT count(*) AS n FROM gpu_ops", "DESCRIBE gpu_ops", "SHOW TABLES",
+                                 "SUMMARIZE gpu_ops", "FROM traces SELECT report_type", "EXPLAIN SELECT 1"])
+def test_query_still_reads_the_store(run_cli, store_file, sql):
+    result = run_cli("query", sql, "--db", store_file, "--format", "json")
+    assert result.code == 0 and result.json()
+
+
+def test_sqlite_paths_with_uri_characters(run_cli, tmp_path):
+    # with the path pasted into a URI, 'a#b.sqlite' opened 'a' and 'c?d.sqlite' lost mode=ro and created 'c'
+    export = DATA / "h200_llm_serve" / "llm2.sqlite"
+    (tmp_path / "a").write_bytes((DATA / "public" / "saxpy_mpi_cuda_2022.sqlite").read_bytes())
+    for name in ("a#b.sqlite", "c?d.sqlite", "e%20f.sqlite"):
+        (tmp_path / name).write_bytes(export.read_bytes())
+        out = run_cli("classify", tmp_path / name, "--no-cache").json()
+        assert out["kernel_count"] == 1256
+        assert out["inputs"][0]["sha256"] == hashlib.sha256(export.read_bytes()).hexdigest()
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "a#b.sqlite", "c?d.sqlite", "e%20f.sqlite"]
+
+
+def test_corrupt_sqlite_page_is_one_line(run_cli, tmp_path):
+    data = bytearray((DATA / "h200_llm_serve" / "llm2.sqlite").read_bytes())
+    data[4096 * 3: 4096 * 3 + 4096] = b"\xde\xad\xbe\xef" * 1024
+    (tmp_path / "c.sqlite").write_bytes(bytes(data))
+    assert "database disk image is malformed" in error_line(run_cli("classify", tmp_path / "c.sqlite"))
+
+
+# ---- no wrong answer without a word ------------------------------------------------------------------------------
+
+def without_column(source, target, column: str, **replace_values):
+    rows = list(csv.reader(source.open()))
+    index = rows[0].index(column)
+    for name, value in replace_values.items():
+        at = rows[0].index(name)
+        for row in rows[1:]:
+            row[at] = value
+    with target.open("w", newline="") as fh:
+        csv.writer(fh).writerows([row[:index] + row[index + 1:] for row in rows])
+    return target
+
+
+@pytest.mark.parametrize("device_index", ["0", "1"])
+def test_gpu_trace_without_device_column(run_cli, tmp_path, device_index):
+    gpu = without_column(GOOD, tmp_path / "x_cuda_gpu_trace.csv", "Device")
+    rows = list(csv.reader(KERN.open()))
+    at = rows[0].index("DevId")
+    for row in rows[1:]:
+        row[at] = device_index  # the launches name a device the kernels do not
+    with (tmp_path / "x_cuda_kern_exec_trace.csv").open("w", newline="") as fh:
+        csv.writer(fh).writerows(rows)
+    overlap = run_cli("classify", gpu).json()["cpu_gpu_overlap"]
+    assert (overlap["launch_api_union_ns"], overlap["launch_api_gpu_overlap_ns"]) == (418_457, 16_062)
+    assert overlap == run_cli("classify", GOOD).json()["cpu_gpu_overlap"]
+
+
+def test_ncu_metric_column_twice_keeps_the_first(run_cli, tmp_path):
+    lines = (DATA / "ncu" / "h200_dit_raw_metrics.csv").read_text().splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith('"ID"'))
+    rows = [r for r in csv.reader(lines[start:]) if r]
+    at = rows[0].index("gpu__time_duration.sum")
+    twice = [[*rows[0], rows[0][at]], [*rows[1], rows[1][at]],
+             *([*row, str(float(row[at].replace(",", "")) * 2)] for row in rows[2:])]
+    path = tmp_path / "twice.csv"
+    with path.open("w", newline="") as fh:
+        csv.writer(fh, quoting=csv.QUOTE_ALL).writerows(twice)
+    db = tmp_path / "s.duckdb"
+    result = run_cli("ncu", path, "--db", db)
+    assert result.code == 0 and "column 'gpu__time_duration.sum' appears 2 times; the first is used" in result.err
+    first = {int(row[0]): float(row[at].replace(",", "")) for row in rows[2:]}
+    stored = duckdb.connect(str(db)).execute("SELECT result_id, value FROM ncu_metrics "
+                                             "WHERE metric = 'gpu__time_duration.sum'").fetchall()
+    assert dict(stored) == first and len(stored) == len(first)
+
+
+def test_abba_timing_that_is_not_a_number(run_cli, tmp_path):
+    timings = tmp_path / "t.csv"
+    timings.write_text("trial,variant,update,seconds\n" + "".join(
+        f"{t},{v},{u},{'nan' if (t, v, u) == (1, 'after', 2) else 1.0 + u / 10}\n"
+        for t in range(2) for v in ("before", "after") for u in range(4)))
+    assert "1 timing(s) are not a finite number of seconds" in error_line(run_cli("compare", "--abba", timings))
+
+
+def test_json_output_never_holds_nan():
+    from nsight_ingest import report
+
+    text = report.to_json({"a": float("nan"), "b": [float("inf"), 1.5], "c": {"d": -float("inf")}})
+    assert json.loads(text) == {"a": None, "b": [None, 1.5], "c": {"d": None}}
+
+
+def test_console_lines_around_a_table_keep_line_numbers(run_cli, tmp_path):
+    lines = GOOD.read_text().splitlines()
+    bad = lines[5].split(",")
+    bad[1] = "abc"
+    lines[5] = ",".join(bad)  # the table's line 6
+    console = ["Generating SQLite file x.sqlite from x.nsys-rep",
+               "Processing [x.sqlite] with [/opt/nsys/reports/cuda_gpu_trace.py]... ", ""]
+    path = tmp_path / "stdout.txt"
+    path.write_text("\n".join([*console, *lines, "", "Processing [x.sqlite] with [y.py]... ", "SKIPPED: y"]) + "\n")
+    assert "line 9:" in error_line(run_cli("classify", path))
+
+
+def test_quoted_line_break_after_console_lines(run_cli, tmp_path):
+    lines = GOOD.read_text().splitlines()
+    row = lines[3].split(",", 20)
+    row[20] = '"kernel with a\nline break"'
+    lines[3] = ",".join(row)
+    plain = tmp_path / "plain_cuda_gpu_trace.csv"
+    plain.write_text("\n".join(lines) + "\n")
+    console = tmp_path / "stdout.txt"
+    console.write_text("\n".join(["Processing [x.sqlite] with [/opt/nsys/reports/cuda_gpu_trace.py]... ", *lines, "",
+                                  "Processing [x.sqlite] with [y.py]... "]) + "\n")
+    assert run_cli("classify", console).json()["kernel_time_ns"] == run_cli("classify", plain).json()["kernel_time_ns"]
+
+
+@pytest.mark.parametrize("store_args", [(), ("--db", "{db}")])
+def test_values_no_analysis_reads_become_null_in_every_store(run_cli, tmp_path, store_args):
+    lines = GOOD.read_text().splitlines()
+    row = lines[2].split(",")
+    row[4], row[10] = "x4", "1e300"  # GrdY not a number, StcSMem beyond a BIGINT of bytes
+    lines[2] = ",".join(row)
+    path = tmp_path / "d_cuda_gpu_trace.csv"
+    path.write_text("\n".join(lines) + "\n")
+    db = tmp_path / "s.duckdb"
+    result = run_cli("classify", path, *(a.format(db=db) for a in store_args))
+    assert result.code == 0 and result.json()["gpu_operation_count"] == 28
+    assert "2 value(s) in 1 row(s) of cuda_gpu_trace did not parse" in result.err
+    if store_args:
+        got = duckdb.connect(str(db)).execute("SELECT grid_y, static_smem_bytes, unparsed_values FROM gpu_ops "
+                                              "WHERE unparsed_values > 0").fetchall()
+        assert got == [(None, None, 2)]
+
+
+@pytest.mark.parametrize("store_args", [(), ("--db", "{db}")])
+def test_a_value_an_analysis_reads_must_parse_in_every_store(run_cli, tmp_path, store_args):
+    lines = GOOD.read_text().splitlines()
+    row = lines[2].split(",")
+    row[19] = "seven"  # Strm
+    lines[2] = ",".join(row)
+    path = tmp_path / "s_cuda_gpu_trace.csv"
+    path.write_text("\n".join(lines) + "\n")
+    line = error_line(run_cli("classify", path, *(a.format(db=tmp_path / "s.duckdb") for a in store_args)))
+    assert 'line 3: Could not convert string "seven"' in line
+
+
+# ---- half-written results ----------------------------------------------------------------------------------------
+
+def test_capture_goes_in_whole_or_not_at_all(run_cli, tmp_path):
+    (tmp_path / "x_cuda_gpu_trace.csv").write_bytes(GOOD.read_bytes())
+    launches = KERN.read_text().splitlines()
+    launches[2] = "abc" + launches[2][launches[2].index(","):]
+    (tmp_path / "x_cuda_kern_exec_trace.csv").write_text("\n".join(launches) + "\n")
+    db = tmp_path / "s.duckdb"
+    assert "x_cuda_kern_exec_trace.csv: line 3" in error_line(run_cli("ingest", tmp_path / "x_cuda_gpu_trace.csv",
+                                                                      "--db", db))
+    assert stored_rows(db) == (0, 0, 0)
+    con = duckdb.connect(str(db), read_only=True)
+    assert con.execute("SELECT count(*) FROM captures").fetchone() == (0,)
+
+
+def test_reports_are_written_whole(tmp_path, monkeypatch):
+    from nsight_ingest.report import write_whole
+
+    page = tmp_path / "night.html"
+    write_whole(page, "old report")
+
+    def disk_full(self, *args, **kwargs):
+        raise OSError(28, "No space left on device")
+
+    monkeypatch.setattr(type(page), "write_text", disk_full)
+    with pytest.raises(OSError):
+        write_whole(page, "new report")
+    monkeypatch.undo()
+    assert page.read_text() == "old report" and [p.name for p in tmp_path.iterdir()] == ["night.html"]
+
+
+# ---- exit 3 only for bugs: bad input and a hostile environment are one line, exit 2 -------------------------------
+
+def test_start_at_the_bottom_of_int64(run_cli, tmp_path):
+    lines = GOOD.read_text().splitlines()
+    lines[1] = str(-(2**63)) + lines[1][lines[1].index(","):]
+    path = tmp_path / "m_cuda_gpu_trace.csv"
+    path.write_text("\n".join(lines) + "\n")
+    assert "a start_ns value lies beyond +-2^61 ns" in error_line(run_cli("classify", path))
+
+
+@pytest.mark.parametrize(("spec", "message"), [
+    ("0:99999999999999999999", "times lie within"), ("5:1", "the end must come after the start"),
+    ("a:b", "expected START_NS:END_NS"),
+])
+def test_bad_range(run_cli, spec, message):
+    assert message in error_line(run_cli("classify", GOOD, "--range", spec))
+
+
+def test_unreadable_file(run_cli, tmp_path, monkeypatch):
+    path = tmp_path / "u_cuda_gpu_trace.csv"
+    path.write_bytes(GOOD.read_bytes())
+    real_open = type(path).open
+
+    def denied(self, *args, **kwargs):
+        if self == path:
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_open(self, *args, **kwargs)
+
+    monkeypatch.setattr(type(path), "open", denied)
+    assert error_line(run_cli("classify", path, "--no-cache")).endswith("u_cuda_gpu_trace.csv: Permission denied")
+
+
+def test_rule_file_that_is_not_utf8(run_cli, tmp_path):
+    folder = tmp_path / "rules"
+    folder.mkdir()
+    (folder / "a.sql").write_bytes(RULE_HEAD.encode() + b"SELECT name, '\xff' AS component, 1 AS priority "
+                                   b"FROM kernel_names")
+    assert "rule file is not UTF-8 text" in error_line(run_cli("classify", GOOD, "--rules", folder))
+
+
+def test_folder_named_like_a_rule_file(run_cli, tmp_path):
+    folder = tmp_path / "rules"
+    (folder / "b.sql").mkdir(parents=True)
+    assert "is not a file" in error_line(run_cli("classify", GOOD, "--rules", folder))
+
+
+def test_disk_full_during_ingest(run_cli, tmp_path, monkeypatch):
+    from nsight_ingest import store
+
+    def full(*args, **kwargs):
+        raise duckdb.IOException("IO Error: Could not write file \"s.duckdb.wal\": No space left on device")
+
+    monkeypatch.setattr(store, "_insert", full)
+    assert "No space left on device" in error_line(run_cli("ingest", GOOD, "--db", tmp_path / "s.duckdb"))
+
+
+def test_usage_errors_are_one_line(run_cli):
+    line = error_line(run_cli("classify", GOOD, "--no-such-option"))
+    assert line.startswith("nsight-ingest: error: ") and "No such option: --no-such-option" in line
+    assert "(see --help)" in line
+    assert "Missing parameter" in error_line(run_cli("query"))

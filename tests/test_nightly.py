@@ -172,3 +172,82 @@ def test_discovery_keeps_one_form_per_capture(tmp_path):
     (night / "other_pq" / "nested_cuda_gpu_trace.csv").write_text("")
     found = {c.name: c.files.gpu_trace for c in nightly.discover(tmp_path)}
     assert found == {"run": str(night / "run.sqlite"), "other": str(night / "other_pq")}
+
+
+# ---- a first or bad night -----------------------------------------------------------------------------------------
+
+def test_an_empty_night_is_an_error_unless_allowed(run_cli, tmp_path):
+    night, history = tmp_path / "empty", tmp_path / "history"
+    night.mkdir()
+    result = run_cli("summarize", night, "--history", history)
+    assert result.code == 2 and result.err.count("\n") == 1 and "no captures found" in result.err
+    allowed = run_cli("summarize", night, "--history", history, "--allow-empty")
+    assert allowed.code == 0 and allowed.json()["traces_found"] == 0
+
+
+def test_a_first_night_where_every_capture_fails(run_cli, tmp_path):
+    night = tmp_path / "bad"
+    night.mkdir()
+    (night / "x_cuda_gpu_trace.csv").write_text("Start (ns),Duration (ns),CorrId,GrdX,Strm,Name\n1,abc,1,1,7,k\n")
+    code, out, err = summarize(run_cli, night, tmp_path / "history", 1)
+    assert code == 2 and out["failed"] and 'line 2: Could not convert string "abc"' in out["failed"][0]
+    assert "internal error" not in err and (tmp_path / "history" / "reports" / "2026-11-01.html").is_file()
+
+
+def test_a_damaged_history_file_is_listed_and_skipped(run_cli, baseline_nights, tmp_path):
+    history = tmp_path / "history"
+    run_history(run_cli, baseline_nights[:3], history)
+    damaged = sorted(history.glob("date=2026-11-02/*.parquet"))[0]
+    damaged.write_bytes(damaged.read_bytes()[:100])  # cut short
+    code, out, _ = summarize(run_cli, baseline_nights[3], history, 4)
+    assert code == 0 and out["damaged_history_files"] == [str(damaged)] and len(out["written"]) == 1
+    assert str(damaged) in (history / "reports" / "2026-11-04.md").read_text()
+    checks = nightly.history.check(history, dt.date(2026, 11, 4), out["rule_set_version"], nightly.history.Baseline())
+    assert checks and {c["baseline_runs"] for c in checks} == {2}  # nights 1 and 3: the damaged night 2 is left out
+
+
+def test_the_same_capture_on_a_later_night_gets_that_nights_rows(run_cli, baseline_nights, tmp_path):
+    history = tmp_path / "history"
+    summarize(run_cli, baseline_nights[0], history, 1)
+    code, out, _ = summarize(run_cli, baseline_nights[0], history, 2)  # the same bytes, the next night
+    assert code == 0 and len(out["written"]) == 1 and out["skipped"] == []
+    nights = duckdb.sql(f"SELECT DISTINCT date FROM read_parquet('{history}/date=*/*.parquet', "
+                        "hive_partitioning=true) ORDER BY 1").fetchall()
+    assert [str(d) for (d,) in nights] == ["2026-11-01", "2026-11-02"]
+    again = summarize(run_cli, baseline_nights[0], history, 2)[1]  # rerunning that night adds nothing
+    assert again["written"] == [] and len(again["skipped"]) == 1
+
+
+def test_history_that_is_a_file_or_cannot_be_written(run_cli, baseline_nights, tmp_path, monkeypatch):
+    named = tmp_path / "history"
+    named.write_text("not a folder")
+    result = run_cli("summarize", baseline_nights[0], "--history", named)
+    assert result.code == 2 and "--history names a file" in result.err and result.err.count("\n") == 1
+
+    def full(*args, **kwargs):
+        raise OSError(28, "No space left on device", "h/date=2026-11-01/x.parquet.partial")
+
+    monkeypatch.setattr(nightly.history, "write_rows", full)
+    result = run_cli("summarize", baseline_nights[0], "--history", tmp_path / "h", "--workers", "1")
+    assert result.code == 2 and result.err.strip() == (
+        "nsight-ingest: error: h/date=2026-11-01/x.parquet.partial: No space left on device")
+
+
+@pytest.mark.parametrize("option", [("--workers", "-1"), ("--baseline-runs", "0"), ("--mad-k", "-1")])
+def test_bad_option_values_are_one_line(run_cli, baseline_nights, tmp_path, option):
+    result = run_cli("summarize", baseline_nights[0], "--history", tmp_path / "h", *option)
+    assert result.code == 2 and result.err.count("\n") == 1 and "is not in the range" in result.err
+
+
+def test_unreachable_dask_scheduler(run_cli, baseline_nights, tmp_path, monkeypatch):
+    monkeypatch.setenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT", "1s")
+    import dask
+
+    dask.config.refresh()
+    try:
+        result = run_cli("summarize", baseline_nights[0], "--history", tmp_path / "h", "--scheduler", "dask",
+                         "--dask-address", "127.0.0.1:9")
+    finally:
+        monkeypatch.delenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT")
+        dask.config.refresh()
+    assert result.code == 2 and result.err.count("\n") == 1 and "no Dask scheduler reached" in result.err

@@ -137,3 +137,34 @@ def test_real_one_rank_capture_of_the_multirank_program(run_cli):
     assert rank["non_nccl_kernel_seconds"] == pytest.approx(sum(int(r["Duration (ns)"]) for r in kernels) / 1e9)
     assert out["aligned_profile_span_seconds"] == pytest.approx((end - start) / 1e9)
     assert out["aligned_profile_span_seconds"] > 0.02  # the injected 20 ms late start of step 2
+
+
+def test_rank_labels_that_are_no_numbers(two_ranks, tmp_path, run_cli):
+    offsets = two_ranks.clock_offsets_ns
+    labelled = []
+    for label, path in zip("ba", two_ranks.files, strict=True):  # rank 0's file is labelled b: labels sort a, b
+        target = tmp_path / f"node_{label}_cuda_gpu_trace.csv"
+        target.write_text(path.read_text())
+        labelled.append(target)
+    out = run_cli("ranks", *labelled, "--rank-pattern", r"node_([ab])_", "--offset", f"b={offsets[1] - offsets[0]}"
+                  ).json()
+    assert out["rank_labels"] == {"0": "a", "1": "b"}
+    by_label = {r["label"]: r for r in out["ranks"]}
+    assert by_label["b"]["source"].endswith("node_b_cuda_gpu_trace.csv") and by_label["b"]["rank"] == 1
+    assert by_label["b"]["clock"] == "given" and by_label["b"]["clock_offset_ns"] == offsets[1] - offsets[0]
+    assert by_label["a"]["clock"] == "reference"
+    # the same alignment as with numbered files: the idle time does not depend on how ranks are named
+    assert out["both_gpus_idle_ms"] == pytest.approx(run_cli("ranks", *two_ranks.files).json()["both_gpus_idle_ms"])
+
+
+@pytest.mark.parametrize(("pattern", "message"), [
+    ("(", "not a regular expression"), (r"rank\d+", "needs a group"),
+])
+def test_bad_rank_patterns_are_one_line(two_ranks, run_cli, pattern, message):
+    result = run_cli("ranks", *two_ranks.files, "--rank-pattern", pattern)
+    assert result.code == 2 and message in result.err and result.err.count("\n") == 1
+
+
+def test_offset_of_an_unknown_rank(two_ranks, run_cli):
+    result = run_cli("ranks", *two_ranks.files, "--offset", "7=100")
+    assert result.code == 2 and "no rank '7'" in result.err

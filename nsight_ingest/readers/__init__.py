@@ -42,6 +42,7 @@ class Load:
     setup: tuple[tuple[str, list[list]], ...] = field(default=())
     temporary: Path | None = None  # a copy of the table the SELECTs read, to delete after loading
     lines_before: int = 0  # lines of the input before that copy's first (added to a line an error names)
+    notes: tuple[str, ...] = ()  # what the reader recovered from (stored with the trace, warned about on every use)
     # puts an export's tables in reach; true: the store keeps every column (store.DETAIL_COLUMNS too)
     stage: Callable[[duckdb.DuckDBPyConnection, bool], Staged] | None = None
     unstage: Callable[[duckdb.DuckDBPyConnection], None] | None = None

@@ -58,9 +58,24 @@ def _units_row(table: CsvTable) -> list[str]:
     return units
 
 
+def _column_names(table: CsvTable, known: dict[str, str], other: str) -> tuple[list[str], tuple[str, ...]]:
+    """A reader name per header cell (`known` ones by name, the rest `{other}_{index}`), with notes. A header that
+    names a column twice keeps the first: the later ones are read as `dup_{index}` and used nowhere."""
+    names, seen, repeated = [], set(), {}
+    for index, cell in enumerate(table.header):
+        if cell.raw in seen:
+            names.append(f"dup_{index}")
+            repeated[cell.raw] = repeated.get(cell.raw, 1) + 1
+        else:
+            names.append(known.get(cell.raw, f"{other}_{index}"))
+        seen.add(cell.raw)
+    return names, tuple(f"{table.path}: column {raw!r} appears {count} times; the first is used"
+                        for raw, count in repeated.items())
+
+
 def _raw(table: CsvTable) -> Load:
     units = _units_row(table)
-    names = [IDENTITY.get(cell.raw, f"m_{index}") for index, cell in enumerate(table.header)]
+    names, notes = _column_names(table, IDENTITY, "m")
     missing = [raw for raw, name in IDENTITY.items() if name in ("result_id", "kernel_name") and name not in names]
     if missing:
         raise InputError(f"{table.path}: ncu raw page is missing column(s): {', '.join(missing)}")
@@ -75,13 +90,13 @@ def _raw(table: CsvTable) -> Load:
         (Insert("ncu_raw", "ncu_results", read_sql("readers/ncu_results.sql").format(source=results_source)),
          Insert("ncu_raw", "ncu_metrics", read_sql("readers/ncu_raw_metrics.sql").format(source=source))),
         setup=((HEADER_TABLE, []), ("INSERT INTO ncu_header VALUES (?, ?, ?)", header_rows)),
-        temporary=copy.temporary, lines_before=copy.lines_before,
+        temporary=copy.temporary, lines_before=copy.lines_before, notes=notes,
     )
 
 
 def _details(table: CsvTable) -> Load:
     known = IDENTITY | DETAILS
-    names = [known.get(cell.raw, f"extra_{index}") for index, cell in enumerate(table.header)]
+    names, notes = _column_names(table, known, "extra")
     missing = [raw for raw, name in known.items() if name not in names and name in
                ("result_id", "kernel_name", "metric", "unit", "value_text")]
     if missing:
@@ -95,7 +110,7 @@ def _details(table: CsvTable) -> Load:
         (Insert("ncu_details", "ncu_results", read_sql("readers/ncu_results.sql").format(source=source)),
          Insert("ncu_details", "ncu_metrics", read_sql("readers/ncu_details_metrics.sql").format(source=source)),
          Insert("ncu_details", "ncu_rules", read_sql("readers/ncu_details_rules.sql").format(source=source))),
-        temporary=copy.temporary, lines_before=copy.lines_before,
+        temporary=copy.temporary, lines_before=copy.lines_before, notes=notes,
     )
 
 

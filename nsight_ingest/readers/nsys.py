@@ -19,17 +19,26 @@ TIME_TO_NS = {"ns": 1, "nsec": 1, "us": 1_000, "usec": 1_000, "ms": 1_000_000, "
 SIZE_TO_BYTES = {"B": 1, "KB": 1e3, "MB": 1e6, "GB": 1e9, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3}
 RATE_TO_BYTES_PER_S = {f"{unit}/s": factor for unit, factor in SIZE_TO_BYTES.items()}
 _FACTORS = {"time": TIME_TO_NS, "size": SIZE_TO_BYTES, "rate": RATE_TO_BYTES_PER_S}
-_SUFFIX = {"time": "_ns", "size": "_bytes", "rate": "_bytes_per_s", "int": "", "text": ""}
-_OUT_TYPE = {"time": "BIGINT", "size": "BIGINT", "rate": "DOUBLE", "int": "BIGINT", "text": "VARCHAR"}
+_SUFFIX = {"time": "_ns", "size": "_bytes", "rate": "_bytes_per_s", "int": "", "int32": "", "text": ""}
+_OUT_TYPE = {"time": "BIGINT", "size": "BIGINT", "rate": "DOUBLE", "int": "BIGINT", "int32": "INTEGER",
+             "text": "VARCHAR"}
 
 
 @dataclass(frozen=True)
 class Column:
-    """How one header cell maps to a store column."""
+    """How one header cell maps to a store column. A `detail` column is read by no analysis (an in-memory store
+    leaves it out): a value there that does not parse never fails the file, it is NULL and counted in the row's
+    `unparsed_values`, the same for every store."""
 
     name: str
-    kind: str  # time | size | rate | int | text
+    kind: str  # time | size | rate | int | int32 | text
     required: bool = False
+    detail: bool = False
+
+    @property
+    def stored_name(self) -> str:
+        """The store column it fills (the unit in the name)."""
+        return self.name + _SUFFIX[self.kind]
 
 
 @dataclass(frozen=True)
@@ -43,15 +52,16 @@ class ReportSpec:
 
 GPU_TRACE = ReportSpec("cuda_gpu_trace", "gpu_ops", {
     "Start": Column("start", "time", True), "Duration": Column("duration", "time", True),
-    "CorrId": Column("corr_id", "int"),
-    "GrdX": Column("grid_x", "int"), "GrdY": Column("grid_y", "int"), "GrdZ": Column("grid_z", "int"),
-    "BlkX": Column("block_x", "int"), "BlkY": Column("block_y", "int"), "BlkZ": Column("block_z", "int"),
-    "Reg/Trd": Column("registers_per_thread", "int"),
-    "StcSMem": Column("static_smem", "size"), "DymSMem": Column("dynamic_smem", "size"),
-    "Bytes": Column("transfer", "size"), "Throughput": Column("throughput", "rate"),
-    "SrcMemKd": Column("src_mem_kind", "text"), "DstMemKd": Column("dst_mem_kind", "text"),
-    "Device": Column("device", "text"), "Ctx": Column("context_id", "int"),
-    "GreenCtx": Column("green_context_id", "int"), "Strm": Column("stream_id", "int"),
+    "CorrId": Column("corr_id", "int", detail=True),
+    "GrdX": Column("grid_x", "int32"), "GrdY": Column("grid_y", "int32", detail=True),
+    "GrdZ": Column("grid_z", "int32", detail=True), "BlkX": Column("block_x", "int32", detail=True),
+    "BlkY": Column("block_y", "int32", detail=True), "BlkZ": Column("block_z", "int32", detail=True),
+    "Reg/Trd": Column("registers_per_thread", "int32", detail=True),
+    "StcSMem": Column("static_smem", "size", detail=True), "DymSMem": Column("dynamic_smem", "size", detail=True),
+    "Bytes": Column("transfer", "size", detail=True), "Throughput": Column("throughput", "rate", detail=True),
+    "SrcMemKd": Column("src_mem_kind", "text", detail=True), "DstMemKd": Column("dst_mem_kind", "text", detail=True),
+    "Device": Column("device", "text"), "Ctx": Column("context_id", "int", detail=True),
+    "GreenCtx": Column("green_context_id", "int", detail=True), "Strm": Column("stream_id", "int"),
     "Name": Column("name", "text", True),
 })
 
@@ -59,10 +69,10 @@ KERN_EXEC_TRACE = ReportSpec("cuda_kern_exec_trace", "kernel_launches", {
     "API Start": Column("api_start", "time", True), "API Dur": Column("api_duration", "time", True),
     "Queue Start": Column("queue_start", "time"), "Queue Dur": Column("queue_duration", "time"),
     "Kernel Start": Column("kernel_start", "time", True), "Kernel Dur": Column("kernel_duration", "time", True),
-    "Total Dur": Column("total_duration", "time"), "PID": Column("pid", "int"), "TID": Column("tid", "int"),
-    "DevId": Column("device_index", "int"), "API Function": Column("api_function", "text"),
-    "GridXYZ": Column("grid_xyz", "text"), "BlockXYZ": Column("block_xyz", "text"),
-    "Kernel Name": Column("kernel_name", "text", True),
+    "Total Dur": Column("total_duration", "time", detail=True), "PID": Column("pid", "int"),
+    "TID": Column("tid", "int"), "DevId": Column("device_index", "int"), "API Function": Column("api_function", "text"),
+    "GridXYZ": Column("grid_xyz", "text", detail=True), "BlockXYZ": Column("block_xyz", "text", detail=True),
+    "Kernel Name": Column("kernel_name", "text", True, detail=True),
 })
 
 API_TRACE = ReportSpec("cuda_api_trace", "api_calls", {
@@ -82,34 +92,57 @@ NVTX_TRACE = ReportSpec("nvtx_pushpop_trace", "nvtx_ranges", {
     "NameTree": Column("name_tree", "text"),
 })
 
+def detail_columns(spec: ReportSpec) -> tuple[str, ...]:
+    """The store columns of `spec` that no analysis reads."""
+    return tuple(column.stored_name for column in spec.columns.values() if column.detail)
+
+
 SPECS = {spec.report_type: spec for spec in (GPU_TRACE, KERN_EXEC_TRACE, API_TRACE, NVTX_TRACE)}
 
 
+def _lenient(column: Column) -> bool:
+    """True for a number no analysis reads: read as text, NULL (and counted) when it does not parse."""
+    return column.detail and not column.required and column.kind != "text"
+
+
 def _csv_type(column: Column | None, unit: str | None) -> str:
-    if column is None or column.kind == "text":
+    if column is None or column.kind == "text" or _lenient(column):
         return "VARCHAR"
-    if column.kind == "int" or (column.kind == "time" and TIME_TO_NS.get(unit or "") == 1):
+    if column.kind in ("int", "int32"):
+        return _OUT_TYPE[column.kind]
+    if column.kind == "time" and TIME_TO_NS.get(unit or "") == 1:
         return "BIGINT"
     return "DOUBLE"
 
 
-def _normalized(column: Column, csv_name: str | None, unit: str | None, path: Path) -> str:
-    """Expression for one store column, converting the file's unit to the base unit."""
-    out = column.name + _SUFFIX[column.kind]
+def _converted(column: Column, value: str, factor: float, cast: str = "CAST") -> str:
+    """`value` (a number of the file's unit) in the store's base unit and type, converted with `cast`."""
+    if column.kind == "rate":
+        return f"{value} * {factor}"
+    if factor == 1:
+        return value
+    return f"{cast}(round({value} * {factor}) AS BIGINT)"
+
+
+def _normalized(column: Column, csv_name: str | None, unit: str | None, path: Path) -> tuple[str, str | None]:
+    """The expression of one store column, in its base unit, and (for a lenient column) the condition of a value
+    that did not parse; a lenient column of an unknown unit is NULL throughout."""
+    out, out_type = column.stored_name, _OUT_TYPE[column.kind]
     if csv_name is None:
-        return f"NULL::{_OUT_TYPE[column.kind]} AS {out}"
+        return f"NULL::{out_type} AS {out}", None
+    factor = 1
     if column.kind in _FACTORS:
         factors = _FACTORS[column.kind]
         if unit not in factors:
+            if _lenient(column):
+                return f"NULL::{out_type} AS {out}", None
             known = ", ".join(factors)
             raise InputError(f"{path}: column {column.name!r} has unknown unit {unit!r} (known: {known})")
         factor = factors[unit]
-        if column.kind == "rate":
-            return f"{csv_name} * {factor} AS {out}"
-        if factor == 1:
-            return f"{csv_name} AS {out}"
-        return f"CAST(round({csv_name} * {factor}) AS BIGINT) AS {out}"
-    return f"{csv_name} AS {out}"
+    if not _lenient(column):
+        return f"{_converted(column, csv_name, factor)} AS {out}", None
+    parsed = f"TRY_CAST({_converted(column, f'TRY_CAST({csv_name} AS DOUBLE)', factor, 'TRY_CAST')} AS {out_type})"
+    return f"{parsed} AS {out}", f"({csv_name} IS NOT NULL AND {parsed} IS NULL)"
 
 
 def build_select(table: CsvTable, spec: ReportSpec, source_file: TableFile) -> str:
@@ -125,12 +158,13 @@ def build_select(table: CsvTable, spec: ReportSpec, source_file: TableFile) -> s
     missing = [base for base, column in spec.columns.items() if column.required and base not in present]
     if missing:
         raise InputError(f"{table.path}: {spec.report_type} is missing required column(s): {', '.join(missing)}")
-    expressions = [
+    normalized = [
         _normalized(column, *present.get(base, (None, None)), table.path) for base, column in spec.columns.items()
     ]
+    unparsed = " + ".join(f"{failed}::UTINYINT" for _, failed in normalized if failed) or "0"
     reader = read_csv_call(source_file.path, source_file.compressed, skip=source_file.header_line, header=True,
                            columns=csv_columns)
-    source = f"(SELECT {', '.join(expressions)} FROM {reader})"
+    source = f"(SELECT {', '.join(e for e, _ in normalized)}, {unparsed} AS unparsed_values FROM {reader})"
     return read_sql(f"readers/{spec.report_type}.sql").format(source=source)
 
 

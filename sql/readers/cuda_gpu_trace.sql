@@ -24,5 +24,6 @@ SELECT
     context_id,
     green_context_id,
     stream_id,
-    name
+    name,
+    unparsed_values
 FROM {source}

@@ -14,5 +14,6 @@ SELECT
     api_function,
     grid_xyz,
     block_xyz,
-    kernel_name
+    kernel_name,
+    unparsed_values
 FROM {source}

@@ -9,7 +9,8 @@ SELECT c.start AS api_start_ns, c."end" - c.start AS api_duration_ns,
        c.name AS api_function,
        printf('%4d %4d %4d', k.gridX, k.gridY, k.gridZ) AS grid_xyz,
        printf('%4d %4d %4d', k.blockX, k.blockY, k.blockZ) AS block_xyz,
-       coalesce(s.value, '[kernel without a name]') AS kernel_name
+       coalesce(s.value, '[kernel without a name]') AS kernel_name,
+       0 AS unparsed_values  -- an export's values are typed
 FROM nsys_export.CUPTI_ACTIVITY_KIND_KERNEL k
 JOIN nsys_export.api_calls c ON c.correlationId = k.correlationId AND (c.globalTid >> 24) = (k.globalPid >> 24)
 LEFT JOIN nsys_export.StringIds s ON s.id = k.demangledName
