@@ -91,7 +91,7 @@ def _print(result: Any, fmt: Format, table) -> None:
 
 
 def _option(option: registry.Option) -> inspect.Parameter:
-    info = typer.Option(option.flag, help=option.help, min=option.minimum)
+    info = typer.Option(option.flag, help=option.help, min=option.minimum, max=option.maximum)
     return inspect.Parameter(option.name, inspect.Parameter.KEYWORD_ONLY, default=option.default,
                              annotation=Annotated[option.kind or type(option.default), info])
 

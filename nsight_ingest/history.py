@@ -6,6 +6,7 @@ leaves only whole files. Queries read it through the history.rows module.
 
 from __future__ import annotations
 
+import math
 import os
 from dataclasses import dataclass, field
 from datetime import date
@@ -14,6 +15,7 @@ from typing import Any
 
 import duckdb
 
+from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope, fills
 
 # Metrics written per capture: (unit, direction in which a change is worse; None = not checked).
@@ -122,6 +124,11 @@ class Baseline:
     min_change: float = 0.05
     min_runs: int = 3
     directions: dict[str, str] = field(default_factory=lambda: {m: d for m, (_, d) in METRICS.items() if d})
+
+    def __post_init__(self) -> None:
+        for flag, value in (("--mad-k", self.mad_k), ("--min-change", self.min_change)):
+            if not math.isfinite(value):
+                raise InputError(f"{flag} {value}: not a number")
 
 
 @fills("history.metric_directions")

@@ -26,7 +26,8 @@ class Option:
     flag: str
     default: Any
     help: str
-    minimum: int | None = None
+    minimum: float | None = None
+    maximum: float | None = None
     kind: Any = None
 
 
@@ -62,10 +63,11 @@ class Analysis:
 
 THRESHOLDS = (
     Option("latency_below", "--latency-below", Thresholds.latency_below,
-           "both throughputs below this %: latency bound"),
+           "both throughputs below this %: latency bound", minimum=0, maximum=100),
     Option("bound_at_least", "--bound-at-least", Thresholds.bound_at_least,
-           "compute/memory bound needs at least this %"),
-    Option("dominance", "--dominance", Thresholds.dominance, "... and more than this times the other throughput"),
+           "compute/memory bound needs at least this %", minimum=0, maximum=100),
+    Option("dominance", "--dominance", Thresholds.dominance, "... and more than this times the other throughput",
+           minimum=1),
 )
 
 _SOURCES = ("source_gpu_trace", "source_kernel_exec_trace")

@@ -545,3 +545,17 @@ def test_usage_errors_are_one_line(run_cli):
     assert line.startswith("nsight-ingest: error: ") and "No such option: --no-such-option" in line
     assert "(see --help)" in line
     assert "Missing parameter" in error_line(run_cli("query"))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("--bound-at-least", "nan"), "--bound-at-least nan: not a number"),
+    (("--bound-at-least", "200"), "is not in the range 0<=x<=100"),
+    (("--dominance", "0.5"), "is not in the range x>=1"),
+])
+def test_ncu_thresholds_are_numbers_in_range(run_cli, args, message):
+    assert message in error_line(run_cli("ncu", DATA / "ncu" / "h200_dit_raw_metrics.csv", *args))
+
+
+def test_nightly_limits_are_numbers(run_cli, tmp_path):
+    line = error_line(run_cli("summarize", tmp_path, "--history", tmp_path / "h", "--mad-k", "nan"))
+    assert "--mad-k nan: not a number" in line

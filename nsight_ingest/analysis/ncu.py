@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Any
 
 from nsight_ingest.analysis import inputs_block, rule_set_block
+from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Ingested
 
@@ -50,8 +52,12 @@ class Thresholds:
 
     @classmethod
     def of(cls, options: dict[str, Any]) -> Thresholds:
-        """The thresholds among an analysis' options (defaults for those not given)."""
-        return cls(**{k: options[k] for k in cls().params() if k in options})
+        """The thresholds among an analysis' options (defaults for those not given); each must be a number."""
+        given = {k: options[k] for k in cls().params() if k in options}
+        for name, value in given.items():
+            if not math.isfinite(value):
+                raise InputError(f"--{name.replace('_', '-')} {value}: not a number")
+        return cls(**given)
 
 
 def _value(row: dict[str, Any]) -> Any:
