@@ -275,6 +275,12 @@ def main() -> None:
     except InputError as exc:
         _warn(f"error: {exc}")
         sys.exit(2)
+    except duckdb.OutOfMemoryException as exc:
+        _warn(f"error: {_one_line(exc)} (DuckDB's limit is {store.MEMORY_LIMIT}: raise NSIGHT_INGEST_MEMORY_LIMIT)")
+        sys.exit(2)
+    except KeyboardInterrupt:
+        _warn("interrupted")
+        sys.exit(130)
     except (OSError, duckdb.IOException) as exc:  # the environment, not the code: a file, a disk, a permission
         where = f"{exc.filename}: " if isinstance(exc, OSError) and exc.filename else ""
         reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else _one_line(exc)

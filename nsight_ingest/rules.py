@@ -106,7 +106,7 @@ def _matches(rank: int, rule: RuleFile, columns: tuple[str, ...]) -> str:
     """The SELECT of one rule file's matches (its result registered as `rule_rows`) with `columns`, matched by
     name (missing ones arrive as NULL); a context rule's matches get their context's name."""
     wanted = "[" + ", ".join(sql_string(c) for c in columns) + "]"
-    result = "(SELECT COLUMNS(lambda c: list_contains(" + wanted + ", c)) FROM rule_rows)"
+    result = f"(SELECT COLUMNS(lambda c: list_contains({wanted}, c)) FROM rule_rows)"
     if rule.by_context:
         result = f"(SELECT r.*, c.name FROM {result} r JOIN kernel_contexts c USING (context_key))"
     return f"SELECT *, {rank} AS rule_rank, {sql_string(rule.path.name)} AS rule_file FROM {result}"

@@ -540,6 +540,16 @@ def test_disk_full_during_ingest(run_cli, tmp_path, monkeypatch):
     assert "No space left on device" in error_line(run_cli("ingest", GOOD, "--db", tmp_path / "s.duckdb"))
 
 
+def test_out_of_memory_names_the_limit(run_cli, monkeypatch):
+    from nsight_ingest import store
+
+    def exhausted(*args, **kwargs):
+        raise duckdb.OutOfMemoryException("Out of Memory Error: could not allocate block of size 256.0 KiB")
+
+    monkeypatch.setattr(store, "_insert", exhausted)
+    assert "raise NSIGHT_INGEST_MEMORY_LIMIT" in error_line(run_cli("classify", GOOD, "--no-cache"))
+
+
 def test_usage_errors_are_one_line(run_cli):
     line = error_line(run_cli("classify", GOOD, "--no-such-option"))
     assert line.startswith("nsight-ingest: error: ") and "No such option: --no-such-option" in line
