@@ -14,7 +14,7 @@ import duckdb
 import typer
 
 from nsight_ingest import nightly, pipeline, registry, report, store
-from nsight_ingest.errors import InputError
+from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.history import Baseline
 from nsight_ingest.nightly import LOCK_TIMEOUT_S
 from nsight_ingest.report.progress import progress_bar
@@ -53,7 +53,7 @@ def _run(db: str | None, rules: Path | None, sources: pipeline.Sources | None = 
     """A pipeline.Run on the store `db` (without it: the cached store of the inputs, or one in memory) with the rule
     set of `rules`, reading inputs as `sources` says."""
     rule_set = load_rule_set(rules)
-    return pipeline.Run(store.connect(db) if db else None, rule_set, sources=sources or pipeline.Sources())
+    return pipeline.Run(store.connect(db) if db is not None else None, rule_set, sources=sources or pipeline.Sources())
 
 
 GpuTrace = Annotated[str, typer.Argument(
@@ -247,6 +247,9 @@ def query(
     from nsight_ingest.report import tables
 
     columns, rows = store.query(db, sql)
+    repeated = sorted({c for c in columns if columns.count(c) > 1})
+    if fmt is QueryFormat.json and repeated:  # a JSON object would keep one of them
+        raise InputError(f"query: column name(s) {', '.join(repeated)} appear twice; name them apart (AS ...)")
     if fmt is QueryFormat.table:
         tables.print_rows(columns, rows)
     elif fmt is QueryFormat.csv:
@@ -255,10 +258,6 @@ def query(
         writer.writerows(rows)
     else:
         print(report.to_json([dict(zip(columns, row, strict=True)) for row in rows]))
-
-
-def _one_line(exc: BaseException) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 def main() -> None:
@@ -270,25 +269,25 @@ def main() -> None:
             print(exc.ctx.get_help())
         else:
             where = f"{exc.ctx.command_path}: " if exc.ctx is not None else ""
-            _warn(f"error: {where}{_one_line(exc)} (see --help)")
+            _warn(f"error: {where}{first_line(exc)} (see --help)")
         sys.exit(2)
     except InputError as exc:
         _warn(f"error: {exc}")
         sys.exit(2)
     except duckdb.OutOfMemoryException as exc:
-        _warn(f"error: {_one_line(exc)} (DuckDB's limit is {store.MEMORY_LIMIT}: raise NSIGHT_INGEST_MEMORY_LIMIT)")
+        _warn(f"error: {first_line(exc)} (DuckDB's limit is {store.MEMORY_LIMIT}: raise NSIGHT_INGEST_MEMORY_LIMIT)")
         sys.exit(2)
     except KeyboardInterrupt:
         _warn("interrupted")
         sys.exit(130)
     except (OSError, duckdb.IOException) as exc:  # the environment, not the code: a file, a disk, a permission
         where = f"{exc.filename}: " if isinstance(exc, OSError) and exc.filename else ""
-        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else _one_line(exc)
+        reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else first_line(exc)
         _warn(f"error: {where}{reason}")
         sys.exit(2)
     except Exception as exc:
         if os.environ.get("NSIGHT_INGEST_DEBUG"):
             raise
-        _warn(f"internal error: {type(exc).__name__}: {_one_line(exc)} (set NSIGHT_INGEST_DEBUG=1 for a traceback)")
+        _warn(f"internal error: {type(exc).__name__}: {first_line(exc)} (set NSIGHT_INGEST_DEBUG=1 for a traceback)")
         sys.exit(3)
     sys.exit(code or 0)

@@ -7,6 +7,11 @@ class InputError(Exception):
     """Bad input or configuration that the user can fix; printed as one line, exit code 2."""
 
 
+def first_line(error: BaseException) -> str:
+    """The first line of an error's message (DuckDB's and SQLite's run over several), or its type's name."""
+    return (str(error).strip().splitlines() or [type(error).__name__])[0]
+
+
 _DUCKDB_LINE = re.compile(r"CSV Error on Line: (\d+)")
 _DUCKDB_REASONS = (
     re.compile(r"(Could not convert string .*? to '\w+')"),
@@ -28,7 +33,7 @@ def explain_duckdb_csv_error(path: str, error: Exception, lines_before: int = 0)
     if beyond:  # the store's CHECK on times (schema.sql)
         reason = f"a {beyond[2]} value lies beyond +-2^61 ns (73 years): the file is damaged"
     if reason is None:
-        reason = text.strip().splitlines()[0] if text.strip() else type(error).__name__
+        reason = first_line(error)
     if "Expected Number of Columns" in reason:
         reason += " (row truncated or malformed)"
     where = f" line {int(line.group(1)) + lines_before}:" if line else ""

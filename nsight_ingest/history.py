@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope, fills
@@ -33,6 +34,9 @@ METRICS: dict[str, tuple[str, str | None]] = {
 }
 
 HISTORY_FILES = "date=*/*.parquet"
+HISTORY_SCHEMA = pa.schema([("run_id", pa.string()), ("capture", pa.string()), ("trace_sha256", pa.string()),
+                            ("metric", pa.string()), ("component", pa.string()), ("value", pa.float64()),
+                            ("unit", pa.string()), ("rule_set_version", pa.string())])
 
 
 def metric_rows(summary: dict[str, Any], launch: dict[str, Any]) -> list[dict[str, Any]]:
@@ -57,8 +61,8 @@ def metric_rows(summary: dict[str, Any], launch: dict[str, Any]) -> list[dict[st
 
 
 def files(history: Path) -> tuple[list[str], list[str]]:
-    """The history's Parquet files that can be read, and those that cannot (cut short, overwritten), by path."""
-    import pyarrow as pa
+    """The history's Parquet files that can be read as history, and those that cannot (cut short, overwritten,
+    another schema, a folder that names no night), by path."""
     import pyarrow.parquet as pq
 
     readable, damaged = [], []
@@ -66,12 +70,18 @@ def files(history: Path) -> tuple[list[str], list[str]]:
         key = (str(path), *_stat(path))
         if key not in _READABLE:
             try:
-                pq.read_metadata(path)
-                _READABLE[key] = True
-            except (OSError, pa.ArrowException):
+                date.fromisoformat(path.parent.name.removeprefix("date="))
+                _READABLE[key] = _fits(pq.read_schema(path))
+            except (OSError, ValueError, pa.ArrowException):
                 _READABLE[key] = False
         (readable if _READABLE[key] else damaged).append(str(path))
     return readable, damaged
+
+
+def _fits(schema: pa.Schema) -> bool:
+    """True when a file's columns are the history's, each of its type or all NULL."""
+    return sorted(schema.names) == sorted(HISTORY_SCHEMA.names) and all(
+        schema.field(f.name).type in (f.type, pa.null()) for f in HISTORY_SCHEMA)
 
 
 _READABLE: dict[tuple, bool] = {}  # files checked once per process (the job reads the history several times)
@@ -97,19 +107,15 @@ def summarized(history: Path, rule_set_version: str, day: date) -> set[str]:
 
 def write_rows(history: Path, day: date, run_id: str, capture: str, result: dict[str, Any]) -> Path:
     """One capture's rows as one Parquet file of the `date=` partition, written atomically."""
-    import pyarrow as pa
     import pyarrow.parquet as pq
 
     rows = [{"run_id": run_id, "capture": capture, "trace_sha256": result["trace_sha256"], **row,
              "rule_set_version": result["rule_set_version"]} for row in result["rows"]]
-    schema = pa.schema([("run_id", pa.string()), ("capture", pa.string()), ("trace_sha256", pa.string()),
-                        ("metric", pa.string()), ("component", pa.string()), ("value", pa.float64()),
-                        ("unit", pa.string()), ("rule_set_version", pa.string())])
     folder = history / f"date={day.isoformat()}"
     folder.mkdir(parents=True, exist_ok=True)
     final = folder / f"{run_id}-{result['trace_sha256'][:16]}.parquet"
     partial = final.with_suffix(".parquet.partial")
-    pq.write_table(pa.Table.from_pylist(rows, schema=schema), partial)
+    pq.write_table(pa.Table.from_pylist(rows, schema=HISTORY_SCHEMA), partial)
     os.replace(partial, final)
     return final
 

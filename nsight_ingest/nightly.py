@@ -8,6 +8,7 @@ whole files and the next run completes the rest.
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import uuid
@@ -85,6 +86,15 @@ def discover(directory: str | Path) -> list[NamedCapture]:
         subfolders[:] = sorted(d for d in subfolders if not d.startswith(".") and _candidate(here / d) is None)
     return [NamedCapture(name, _files(path, name, form))
             for (_, name), (_, path, form) in sorted(best.items(), key=lambda item: str(item[1][1]))]
+
+
+def _unreadable(files: CaptureFiles) -> str | None:
+    """Why a capture's files cannot be read (a pipe would block the run, a link to nothing names nothing), or
+    None."""
+    for name in (files.gpu_trace, files.kern_exec, files.nvtx_trace, files.api_trace, *files.ncu):
+        if name is not None and not (Path(name).is_file() or Path(name).is_dir()):
+            return f"{name}: not a file or folder (a pipe, a device or a link to nothing)"
+    return None
 
 
 def capture_rows(capture: NamedCapture, rules_dir: str | None) -> dict[str, Any]:
@@ -181,6 +191,8 @@ def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: st
     unless `allow_empty`."""
     from filelock import FileLock, Timeout
 
+    if not math.isfinite(lock_timeout):
+        raise InputError(f"--lock-timeout {lock_timeout}: not a number of seconds")
     rule_set = load_rule_set(rules_dir)
     if history_dir.exists() and not history_dir.is_dir():
         raise InputError(f"{history_dir}: --history names a file; it must be a folder")
@@ -201,7 +213,10 @@ def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: st
                            damaged_history=history.files(history_dir)[1])
         todo = []
         for capture in captures:
-            if file_hashes(Path(capture.files.gpu_trace))[0] in done:  # rerunning a night adds nothing
+            problem = _unreadable(capture.files)
+            if problem:
+                result.failed.append(problem)
+            elif file_hashes(Path(capture.files.gpu_trace))[0] in done:  # rerunning a night adds nothing
                 result.skipped.append(capture.files.gpu_trace)
             else:
                 todo.append(capture)

@@ -61,6 +61,8 @@ class Analysis:
         getattr(tables, self.printer)(result)
 
 
+MOST = 1_000_000  # the largest count an option takes (rows to list, updates to drop): beyond, SQL integers overflow
+
 THRESHOLDS = (
     Option("latency_below", "--latency-below", Thresholds.latency_below,
            "both throughputs below this %: latency bound", minimum=0, maximum=100),
@@ -90,7 +92,7 @@ LAUNCHES = Analysis(
     keys=(*_SOURCES, "launch_api_calls", "kernels_without_launch_row", "gaps", "largest_gaps",
           "gaps_by_component_pair", "api_duration_ns", "queue_delay_ns", "cpu_starved_kernel_percent", "integrity",
           "inputs", "rule_set"),
-    options=(Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1),))
+    options=(Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1, maximum=MOST),))
 QUEUE_DELAY = Analysis(
     "queue-delay", "How long launched kernels waited in the launch queue (kern_exec Queue Dur).",
     queue_delay.answer, "print_queue_delay",
@@ -101,7 +103,7 @@ AUDIT = Analysis(
     modules=("audit.context_share", "audit.unclassified", "audit.rule_hits", "audit.overlaps"),
     keys=("source_gpu_trace", "unclassified", "rules", "dead_rules", "overlapping_names", "neighbour_rules",
           "rule_set"),
-    options=(Option("top", "--top", 10, "unclassified names to list", minimum=1),), cacheable=False)
+    options=(Option("top", "--top", 10, "unclassified names to list", minimum=1, maximum=MOST),), cacheable=False)
 
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand).
 CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY)
@@ -140,6 +142,6 @@ ABBA = Analysis(
     keys=("design", "observations_per_variant", "before_seconds_per_update", "after_seconds_per_update",
           "time_reduction_percent_rounded", "speedup", "warmup_updates_excluded_per_trial",
           "final_updates_excluded_per_trial"),
-    options=(Option("warmup", "--warmup", 2, "first updates of each trial to drop", minimum=0),
-             Option("final", "--final", 1, "last updates of each trial to drop", minimum=0)),
+    options=(Option("warmup", "--warmup", 2, "first updates of each trial to drop", minimum=0, maximum=MOST),
+             Option("final", "--final", 1, "last updates of each trial to drop", minimum=0, maximum=MOST)),
     windows=False, uses_rules=False, cacheable=False)

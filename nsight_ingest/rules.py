@@ -22,15 +22,14 @@ from pathlib import Path
 
 import duckdb
 
-from nsight_ingest import user_sql
-from nsight_ingest.errors import InputError
+from nsight_ingest import store, user_sql
+from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.sqlfiles import default_rules_dir, sql_string
 from nsight_ingest.sqlmodules import Scope, fills
 
 OTHER = "other"
 OTHER_POLICY = "all unmatched kernels"
 _DECLARATION = re.compile(r"^--\s*component:\s*(?P<name>[A-Za-z0-9_]+)\s*(?:\|\s*(?P<policy>.*?))?\s*$", re.M)
-_CONTEXT_RELATION = re.compile(r"\bkernel_contexts\b")
 
 
 @dataclass(frozen=True)
@@ -40,11 +39,7 @@ class RuleFile:
     path: Path
     sql: str
     declared: tuple[tuple[str, str], ...]
-
-    @property
-    def by_context(self) -> bool:
-        """True for a context rule (it reads `kernel_contexts`)."""
-        return bool(_CONTEXT_RELATION.search(self.sql))
+    by_context: bool  # a context rule: it reads `kernel_contexts` (else a name rule, over `kernel_names`)
 
 
 @dataclass(frozen=True)
@@ -93,7 +88,8 @@ def load_rule_set(directory: str | Path | None = None) -> RuleSet:
         declared = tuple((m["name"], m["policy"] or "") for m in _DECLARATION.finditer(text))
         if not declared:
             raise InputError(f"{path}: declares no component (add a line '-- component: NAME | POLICY')")
-        files.append(RuleFile(path, user_sql.one_statement(text, f"{path}: rule file"), declared))
+        sql = user_sql.one_statement(text, f"{path}: rule file")
+        files.append(RuleFile(path, sql, declared, "kernel_contexts" in user_sql.identifiers(sql)))
     return RuleSet(folder, tuple(files), digest.hexdigest()[:16])
 
 
@@ -119,12 +115,13 @@ def _collect(scope: Scope, table: str, by_context: bool) -> None:
     rules = [(rank, rule) for rank, rule in enumerate(scope.context["rule_set"].files) if rule.by_context == by_context]
     if not rules:
         return
-    with user_sql.sandbox({relation: scope.con.sql(f"SELECT * FROM {relation}").to_arrow_table()}) as box:
+    rows_given = scope.con.sql(f"SELECT * FROM {relation}").to_arrow_table()
+    with user_sql.sandbox({relation: rows_given}, store.MEMORY_LIMIT) as box:
         for rank, rule in rules:
             try:
                 rows = box.sql(rule.sql).to_arrow_table()
             except duckdb.Error as exc:
-                raise InputError(f"{rule.path}: rule SQL failed: {user_sql.first_line(exc)}") from None
+                raise InputError(f"{rule.path}: rule SQL failed: {first_line(exc)}") from None
             if by_context and "context_key" not in rows.column_names:
                 raise InputError(f"{rule.path}: rule SELECT must return context_key")
             scope.con.register("rule_rows", rows)
@@ -134,7 +131,7 @@ def _collect(scope: Scope, table: str, by_context: bool) -> None:
                 missing = _NOT_NULL.search(str(exc))  # a column the rule does not return arrives as NULL
                 if missing:
                     raise InputError(f"{rule.path}: rule SELECT must return {missing[1]}") from None
-                raise InputError(f"{rule.path}: rule rows do not fit: {user_sql.first_line(exc)}") from None
+                raise InputError(f"{rule.path}: rule rows do not fit: {first_line(exc)}") from None
             finally:
                 scope.con.unregister("rule_rows")
 

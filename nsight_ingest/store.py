@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import tempfile
 import time
 from collections.abc import Callable, Iterator
@@ -16,10 +17,10 @@ from typing import TypeVar
 import duckdb
 
 from nsight_ingest import readers, user_sql
-from nsight_ingest.errors import InputError, explain_duckdb_csv_error
+from nsight_ingest.errors import InputError, explain_duckdb_csv_error, first_line
 from nsight_ingest.readers import nsys
 from nsight_ingest.readers.forms import Input, as_input
-from nsight_ingest.readers.source import file_hashes, utf8_copy
+from nsight_ingest.readers.source import SQLITE_MAGIC, file_hashes, starts_with, utf8_copy
 from nsight_ingest.sqlfiles import read_sql
 from nsight_ingest.sqlmodules import common_sql
 
@@ -63,17 +64,19 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
             details: bool = False) -> duckdb.DuckDBPyConnection:
     """Open (or create) a store; None or ':memory:' gives an in-memory one, without DETAIL_COLUMNS unless
     `details`."""
-    target = ":memory:" if path in (None, ":memory:") else str(path)
+    target = ":memory:" if path in (None, ":memory:") else _file_path(str(path))
     # one spill folder per process: concurrent runs (the nightly job's workers) must not share temporary files
     spill = os.path.join(os.environ.get("NSIGHT_INGEST_TEMP_DIR") or tempfile.gettempdir(),
                          f"nsight-ingest-spill-{os.getpid()}")
     # A store in a file keeps insertion order: unordered parallel inserts leave the blocks of partly filled row
     # groups free but inside the file (1M operations with 16 threads: 56-62 MB instead of 34 MB).
-    config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "preserve_insertion_order": target != ":memory:"}
+    config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "preserve_insertion_order": target != ":memory:",
+              # a store is a local file: no extension is fetched or loaded for a path that looks like a URL
+              "autoinstall_known_extensions": False, "autoload_known_extensions": False}
     try:
         con = duckdb.connect(target, read_only=read_only, config=config)
     except duckdb.Error as exc:
-        raise InputError(f"{path}: cannot open store ({str(exc).splitlines()[0]})") from None
+        raise InputError(f"{path}: cannot open store ({first_line(exc)})") from None
     limit, threads = con.execute("SELECT parse_formatted_bytes(current_setting('memory_limit')), "
                                  "current_setting('threads')::INTEGER").fetchone()
     con.execute(f"SET threads = {max(1, min(threads, limit // MEMORY_PER_THREAD))}")
@@ -85,6 +88,19 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
                 for column in columns:
                     con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
     return con
+
+
+_NOT_A_FILE = re.compile(r"^(?:$|:|[A-Za-z][\w+.-]+:)")  # empty, ':memory:NAME', 'md:', 's3://', 'sqlite:'...
+
+
+def _file_path(path: str) -> str:
+    """`path` when it names a store file DuckDB keeps as given; refused otherwise (DuckDB reads a prefix as an
+    extension to load, and mangles its WAL file's name under a '?')."""
+    if _NOT_A_FILE.match(path) or "?" in path:
+        raise InputError(f"{path!r}: a store is a DuckDB file, named by a plain path (no URL, prefix or '?')")
+    if Path(path).is_file() and starts_with(Path(path), SQLITE_MAGIC):
+        raise InputError(f"{path}: an SQLite file (an nsys export?), not a DuckDB store: give it as the capture")
+    return path
 
 
 def _stored_columns(con: duckdb.DuckDBPyConnection, table: str) -> list[str]:
@@ -377,7 +393,7 @@ def query(path: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
     try:
         cursor = con.execute(statement)
     except duckdb.Error as exc:
-        raise InputError(f"query failed: {user_sql.first_line(exc)}") from None
+        raise InputError(f"query failed: {first_line(exc)}") from None
     columns = [d[0] for d in cursor.description] if cursor.description else []
     return columns, cursor.fetchall() if columns else []
 

@@ -15,7 +15,7 @@ from pathlib import Path
 import duckdb
 
 from nsight_ingest import __version__, cache, store
-from nsight_ingest.errors import InputError
+from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.sqlfiles import sql_root, sql_string
 
 DAMAGED = "{path}: a damaged cached store was removed; the inputs are read again"
@@ -93,7 +93,7 @@ def close(cached: CachedStore) -> str | None:
         try:
             _publish(cached)
         except (OSError, duckdb.Error) as exc:
-            warning = f"{cached.path}: the store could not be kept in the cache ({str(exc).splitlines()[0]})"
+            warning = f"{cached.path}: the store could not be kept in the cache ({first_line(exc)})"
     cached.con.close()
     if cached.lock is not None:
         cached.lock.release()

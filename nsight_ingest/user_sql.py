@@ -4,15 +4,17 @@ configuration that cannot be changed back."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 import duckdb
 import pyarrow as pa
 
-from nsight_ingest.errors import InputError
+from nsight_ingest.errors import InputError, first_line
 
 SELECT = frozenset({duckdb.StatementType.SELECT})  # also DESCRIBE, SHOW, SUMMARIZE, FROM-first and VALUES
-READING = SELECT | {duckdb.StatementType.EXPLAIN}
+READING = SELECT | {duckdb.StatementType.EXPLAIN}  # EXPLAIN [ANALYZE] of a SELECT
+_EXPLAINED = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?P<statement>.*)$", re.I | re.S)
 
 
 def one_statement(sql: str, what: str, allowed: Iterable[duckdb.StatementType] = SELECT) -> str:
@@ -24,11 +26,16 @@ def one_statement(sql: str, what: str, allowed: Iterable[duckdb.StatementType] =
         raise InputError(f"{what}: SQL does not parse: {first_line(exc)}") from None
     if len(statements) != 1:
         raise InputError(f"{what}: must be exactly one SQL statement, found {len(statements)}")
-    kind = statements[0].type
+    kind, text = statements[0].type, statements[0].query
     if kind not in allowed:
         names = "/".join(sorted(k.name for k in allowed))
         raise InputError(f"{what}: only a {names} statement may run here, not {kind.name}")
-    return statements[0].query
+    if kind == duckdb.StatementType.EXPLAIN:  # EXPLAIN ANALYZE runs the statement it explains
+        explained = _EXPLAINED.match(text)
+        if not explained:
+            raise InputError(f"{what}: EXPLAIN must come first")
+        one_statement(explained["statement"], what, SELECT)
+    return text
 
 
 def lock(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
@@ -39,15 +46,19 @@ def lock(con: duckdb.DuckDBPyConnection) -> duckdb.DuckDBPyConnection:
     return con
 
 
-def sandbox(relations: dict[str, pa.Table]) -> duckdb.DuckDBPyConnection:
-    """A new in-memory DuckDB holding only `relations` (as tables of those names), locked."""
-    con = duckdb.connect(":memory:")
+def identifiers(sql: str) -> set[str]:
+    """The identifiers a statement holds, unquoted and in lower case (comments and strings do not count)."""
+    tokens = duckdb.tokenize(sql)
+    ends = [start for start, _ in tokens[1:]] + [len(sql)]
+    return {sql[start:end].strip().strip('"').lower() for (start, kind), end in zip(tokens, ends, strict=True)
+            if kind == duckdb.token_type.identifier}
+
+
+def sandbox(relations: dict[str, pa.Table], memory_limit: str) -> duckdb.DuckDBPyConnection:
+    """A new in-memory DuckDB holding only `relations`, as read-only views of those names (a statement cannot
+    change them for the next), within `memory_limit` and with no spill folder (the one folder DuckDB would still let
+    it read), locked."""
+    con = duckdb.connect(":memory:", config={"temp_directory": "", "memory_limit": memory_limit})
     for name, rows in relations.items():
-        con.register("incoming_rows", rows)
-        con.execute(f'CREATE TABLE "{name}" AS SELECT * FROM incoming_rows')
-        con.unregister("incoming_rows")
+        con.register(name, rows)
     return lock(con)
-
-
-def first_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]

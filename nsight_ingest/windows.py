@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import duckdb
 
-from nsight_ingest.errors import InputError
+from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.sqlmodules import Scope, fills, query
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
 
@@ -37,10 +37,10 @@ def time_range(spec: str) -> Window:
         high = int(end) if end.strip() else TIME_LIMIT_NS
     except ValueError:
         raise InputError(f"--range {spec!r}: expected START_NS:END_NS in integer nanoseconds") from None
+    if abs(low) > TIME_LIMIT_NS or abs(high) > TIME_LIMIT_NS:
+        raise InputError(f"--range {spec!r}: times lie within +-{TIME_LIMIT_NS} ns")
     if high <= low:
         raise InputError(f"--range {spec!r}: the end must come after the start")
-    if low < -TIME_LIMIT_NS or high > TIME_LIMIT_NS:
-        raise InputError(f"--range {spec!r}: times lie within +-{TIME_LIMIT_NS} ns")
     return Window(f"range {spec}", ((low, high, None),))
 
 
@@ -51,7 +51,7 @@ def _nvtx_rows(con: duckdb.DuckDBPyConnection, capture: Capture, name: str | Non
     try:
         rows = query(con, "scope.nvtx_ranges", nvtx_trace=capture.nvtx.trace_id, name=name, pattern=pattern)
     except duckdb.Error as exc:
-        raise InputError(f"--per-nvtx {pattern!r}: {str(exc).splitlines()[0]}") from None
+        raise InputError(f"--per-nvtx {pattern!r}: {first_line(exc)}") from None
     return [(r["range_name"], r["start_ns"], r["end_ns"], r["tid"]) for r in rows]
 
 

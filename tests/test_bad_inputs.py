@@ -275,9 +275,9 @@ def test_hostile_rule_files_are_refused_and_change_nothing(run_cli, tmp_path, bo
 
 
 def test_a_rule_sees_only_its_relation(run_cli, tmp_path):
-    # what a rule can list of its database: one table, kernel_names; no store tables, no other database
+    # what a rule can list of its database: no table (kernel_names is a read-only view), no other database
     body = ("SELECT k.name, 'a' AS component, 1 AS priority FROM kernel_names k "
-            "WHERE (SELECT list(table_name) FROM duckdb_tables()) = ['kernel_names'] "
+            "WHERE (SELECT count(*) FROM duckdb_tables()) = 0 "
             "AND (SELECT count(*) FROM duckdb_databases() WHERE NOT internal) = 1")
     out = run_cli("classify", GOOD, "--rules", rules_folder(tmp_path, body)).json()
     assert out["components"]["a"]["launches"] == out["kernel_count"]
@@ -569,3 +569,83 @@ def test_ncu_thresholds_are_numbers_in_range(run_cli, args, message):
 def test_nightly_limits_are_numbers(run_cli, tmp_path):
     line = error_line(run_cli("summarize", tmp_path, "--history", tmp_path / "h", "--mad-k", "nan"))
     assert "--mad-k nan: not a number" in line
+
+
+# ---- found by an independent adversarial review ------------------------------------------------------------------
+
+def test_a_rule_cannot_change_what_the_next_rule_sees(run_cli, tmp_path):
+    folder = write_rules(tmp_path / "rules", {
+        "00_first.sql": RULE_HEAD + "WITH gone AS (DELETE FROM kernel_names RETURNING name) "
+                                    "SELECT name, 'a' AS component, 1 AS priority FROM gone WHERE false"})
+    assert "Can only delete from base table" in error_line(run_cli("classify", GOOD, "--rules", folder))
+
+
+def test_a_rule_cannot_read_the_spill_folder_duckdb_would_allow(run_cli, tmp_path, monkeypatch):
+    (tmp_path / ".tmp").mkdir()
+    (tmp_path / ".tmp" / "x.csv").write_text("secret\nhello_from_tmp\n")
+    monkeypatch.chdir(tmp_path)
+    body = "SELECT name, 'a' AS component, 1 AS priority FROM kernel_names, read_csv('.tmp/x.csv')"
+    assert "file system operations are disabled" in error_line(
+        run_cli("classify", GOOD, "--rules", rules_folder(tmp_path, body)))
+
+
+def test_a_comment_does_not_make_a_context_rule(run_cli, tmp_path):
+    body = "-- unlike the kernel_contexts rules, this one reads names\nSELECT name, 'a' AS component, 1 AS priority " \
+           "FROM kernel_names"
+    out = run_cli("classify", GOOD, "--rules", rules_folder(tmp_path, body)).json()
+    assert out["components"]["a"]["launches"] == out["kernel_count"]
+
+
+@pytest.mark.parametrize("sql", ["EXPLAIN ANALYZE CREATE TEMP TABLE t AS SELECT 1", "EXPLAIN ANALYZE CHECKPOINT",
+                                 "EXPLAIN ANALYZE SET VARIABLE x = 1"])
+def test_explain_runs_only_a_select(run_cli, store_file, sql):
+    assert "only a SELECT statement may run here" in error_line(run_cli("query", sql, "--db", store_file))
+    assert run_cli("query", "EXPLAIN ANALYZE SELECT count(*) FROM gpu_ops", "--db", store_file).code == 0
+
+
+@pytest.mark.parametrize("db", ["md:foo", "s3://bucket/x.duckdb", "sqlite:x.db", "", ":memory:x", "q?d/x.duckdb"])
+def test_a_store_is_a_plain_file_path(run_cli, tmp_path, monkeypatch, db):
+    monkeypatch.chdir(tmp_path)
+    assert "a store is a DuckDB file, named by a plain path" in error_line(run_cli("classify", GOOD, "--db", db))
+    assert list(tmp_path.iterdir()) == []  # nothing fetched, nothing created
+
+
+def test_an_nsys_sqlite_given_as_the_store(run_cli):
+    line = error_line(run_cli("query", "SELECT 1", "--db", DATA / "h200_llm_serve" / "llm2.sqlite"))
+    assert "an SQLite file (an nsys export?), not a DuckDB store" in line
+
+
+def test_query_json_with_a_column_name_twice(run_cli, store_file):
+    assert "appear twice" in error_line(run_cli("query", "SELECT 1 AS a, 2 AS a", "--db", store_file, "--format",
+                                                "json"))
+    assert run_cli("query", "SELECT 1 AS a, 2 AS a", "--db", store_file, "--format", "csv").out == "a,a\n1,2\n"
+
+
+def test_sqlite_schema_bytes_that_are_not_utf8(run_cli, tmp_path):
+    data = bytearray((DATA / "h200_llm_serve" / "llm2.sqlite").read_bytes())
+    data[504471] = 0xBA  # inside a table's CREATE statement in sqlite_master
+    (tmp_path / "s.sqlite").write_bytes(bytes(data))
+    assert "not a readable SQLite file" in error_line(run_cli("classify", tmp_path / "s.sqlite"))
+
+
+@pytest.mark.parametrize(("args", "message"), [
+    (("launches", GOOD, "--top", "9223372036854775808"), "is not in the range"),
+    (("classify", GOOD, "--nvtx", ""), "--nvtx needs a range name"),
+    (("classify", GOOD, "--per-nvtx", " "), "--per-nvtx needs a range name"),
+    (("classify", GOOD, "--range", "99999999999999999999:"), "times lie within"),
+])
+def test_option_values_out_of_reach(run_cli, args, message):
+    assert message in error_line(run_cli(*args))
+
+
+def test_binary_stream_is_refused_at_once(run_cli):
+    assert "this one holds binary data" in error_line(run_cli("classify", "-", stdin=b"\0" * (1 << 20)))
+
+
+@pytest.mark.parametrize(("rows", "message"), [
+    ("1,before,1,1\n1,after,1,0\n", "not a finite number of seconds above 0"),
+    ("1,before,1,1\n1,after,1,2\n1,after,1,3\n", "1 row(s) repeat a (trial, variant, update)"),
+])
+def test_abba_zero_and_repeated_timings(run_cli, tmp_path, rows, message):
+    (tmp_path / "t.csv").write_text("trial,variant,update,seconds\n" + rows)
+    assert message in error_line(run_cli("compare", "--abba", tmp_path / "t.csv"))

@@ -251,3 +251,40 @@ def test_unreachable_dask_scheduler(run_cli, baseline_nights, tmp_path, monkeypa
         monkeypatch.delenv("DASK_DISTRIBUTED__COMM__TIMEOUTS__CONNECT")
         dask.config.refresh()
     assert result.code == 2 and result.err.count("\n") == 1 and "no Dask scheduler reached" in result.err
+
+
+def test_history_files_of_another_shape_are_listed_and_skipped(run_cli, baseline_nights, tmp_path):
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    history = tmp_path / "history"
+    run_history(run_cli, baseline_nights[:1], history)
+    other = history / "date=2026-11-01" / "other.parquet"
+    pq.write_table(pa.table({"x": [1]}), other)
+    text_value = history / "date=2026-11-01" / "text.parquet"
+    pq.write_table(pa.table({name: ["1"] for name in nightly.history.HISTORY_SCHEMA.names}), text_value)
+    (history / "date=garbage").mkdir()
+    no_night = history / "date=garbage" / "x.parquet"
+    no_night.write_bytes(sorted(history.glob("date=2026-11-01/2*.parquet"))[0].read_bytes())
+    code, out, _ = summarize(run_cli, baseline_nights[1], history, 2)
+    assert code == 0 and sorted(out["damaged_history_files"]) == sorted(map(str, (other, text_value, no_night)))
+
+
+def test_a_pipe_or_a_dangling_link_in_the_night_fails_alone(run_cli, tmp_path):
+    import os
+
+    night = tmp_path / "night"
+    night.mkdir()
+    os.mkfifo(night / "pipe_cuda_gpu_trace.csv")
+    (night / "gone_cuda_gpu_trace.csv").symlink_to(tmp_path / "nowhere.csv")
+    (night / "ok_cuda_gpu_trace.csv").write_bytes((DATA.parent.parent / "sample_traces" /
+                                                   "h200_dit_oneblock_cuda_gpu_trace.csv").read_bytes())
+    code, out, _ = summarize(run_cli, night, tmp_path / "history", 1)
+    assert code == 2 and len(out["written"]) == 1
+    assert sorted(f.split(": ")[0].rsplit("/", 1)[-1] for f in out["failed"]) == ["gone_cuda_gpu_trace.csv",
+                                                                                  "pipe_cuda_gpu_trace.csv"]
+
+
+def test_lock_timeout_that_is_not_a_number(run_cli, baseline_nights, tmp_path):
+    result = run_cli("summarize", baseline_nights[0], "--history", tmp_path / "h", "--lock-timeout", "nan")
+    assert result.code == 2 and "--lock-timeout nan: not a number" in result.err

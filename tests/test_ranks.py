@@ -168,3 +168,18 @@ def test_bad_rank_patterns_are_one_line(two_ranks, run_cli, pattern, message):
 def test_offset_of_an_unknown_rank(two_ranks, run_cli):
     result = run_cli("ranks", *two_ranks.files, "--offset", "7=100")
     assert result.code == 2 and "no rank '7'" in result.err
+
+
+def test_two_labels_of_one_rank_number(two_ranks, tmp_path, run_cli):
+    named = []
+    for label, path in zip(("01", "1"), two_ranks.files, strict=True):
+        target = tmp_path / f"rank{label}_cuda_gpu_trace.csv"
+        target.write_text(path.read_text())
+        named.append(target)
+    result = run_cli("ranks", *named)
+    assert result.code == 2 and "two files give the same rank: 01, 1" in result.err
+
+
+def test_offset_beyond_the_time_limit(two_ranks, run_cli):
+    result = run_cli("ranks", *two_ranks.files, "--offset", "1=9223372036854775807")
+    assert result.code == 2 and "offsets lie within" in result.err

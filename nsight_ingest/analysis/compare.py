@@ -7,7 +7,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest.analysis import percent
-from nsight_ingest.errors import InputError
+from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.readers import timings
 from nsight_ingest.sqlmodules import Scope, fills
 
@@ -59,12 +59,15 @@ def fill_timings(scope: Scope) -> None:
     try:
         scope.con.execute(f"INSERT INTO timings {timings.select(path)}")
     except duckdb.Error as exc:
-        raise InputError(f"{path}: {str(exc).splitlines()[0]}") from None
-    bad = scope.con.execute("SELECT count(*) FROM timings WHERE NOT coalesce(isfinite(seconds) AND seconds >= 0, false)"
-                            ).fetchone()[0]
+        raise InputError(f"{path}: {first_line(exc)}") from None
+    bad, repeated = scope.con.execute(
+        "SELECT count(*) FILTER (WHERE NOT coalesce(isfinite(seconds) AND seconds > 0, false)), "
+        "count(*) - count(DISTINCT (trial, variant, \"update\")) FROM timings").fetchone()
     if bad:
-        raise InputError(f"{path}: {bad} timing(s) are not a finite number of seconds >= 0 (NaN, inf, negative or "
-                         f"empty)")
+        raise InputError(f"{path}: {bad} timing(s) are not a finite number of seconds above 0 (NaN, inf, zero, "
+                         f"negative or empty)")
+    if repeated:
+        raise InputError(f"{path}: {repeated} row(s) repeat a (trial, variant, update) given before")
 
 
 def abba(scope: Scope, options: dict[str, Any]) -> dict[str, Any]:

@@ -12,7 +12,7 @@ from nsight_ingest import windows
 from nsight_ingest.analysis import percent
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope, fills
-from nsight_ingest.store import Capture
+from nsight_ingest.store import TIME_LIMIT_NS, Capture
 
 # How a rank appears in a file name by default: group 1 is the rank ('trace_rank3_...', 'run_r12_...').
 RANK_PATTERN = r"(?:rank|_r)(\d+)"
@@ -73,6 +73,8 @@ def assign(con: duckdb.DuckDBPyConnection, captures: list[Capture], pattern: re.
         raise InputError(f"two files give the same rank: {sorted(labels)}")
     numbered = all(label.isdecimal() for label in labels)
     order = {label: int(label) if numbered else index for index, label in enumerate(sorted(labels))}
+    if len(set(order.values())) < len(order):  # 'rank01' and 'rank1'
+        raise InputError(f"two files give the same rank: {', '.join(sorted(labels, key=order.get))}")
     return sorted((RankSource(order[label], c.gpu_trace.path, c.gpu_trace.trace_id, device, label=label)
                    for label, c, device in labelled), key=lambda s: s.rank)
 
@@ -88,6 +90,8 @@ def given_offsets(sources: list[RankSource], items: list[str]) -> dict[int, int]
             ns = int(value)
         except ValueError:
             raise InputError(f"--offset {item!r}: expected RANK=NS with NS an integer") from None
+        if abs(ns) > TIME_LIMIT_NS:
+            raise InputError(f"--offset {item!r}: offsets lie within +-{TIME_LIMIT_NS} ns")
         rank = by_label.get(key, int(key) if key.strip().lstrip("-").isdecimal() else None)
         if rank not in numbers:
             raise InputError(f"--offset {item!r}: no rank {key!r} (ranks: {', '.join(by_label)})")

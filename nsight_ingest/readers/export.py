@@ -20,7 +20,7 @@ from pathlib import Path
 
 import duckdb
 
-from nsight_ingest.errors import InputError
+from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.readers import Insert, Load, Staged
 from nsight_ingest.sqlfiles import read_sql, sql_string
 
@@ -175,8 +175,8 @@ def _stage_sqlite(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> 
                 fetched = {c: kind for c, kind in EXPORT_COLUMNS[table].items() if c in read or c == ROW_NUMBER}
                 rowids = source.execute(f'SELECT min(rowid), max(rowid) FROM "{table}"').fetchone()
                 plan[table] = (read, fetched, rowids)
-    except sqlite3.DatabaseError as exc:
-        raise InputError(f"{path}: not a readable SQLite file ({exc})") from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError) as exc:  # a damaged schema page may hold any bytes
+        raise InputError(f"{path}: not a readable SQLite file ({first_line(exc)})") from None
     finally:
         if source is not None:
             source.close()
@@ -199,8 +199,8 @@ def _stage_sqlite(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> 
             con.execute(f"CREATE VIEW {_staged_table(table)} AS SELECT {projection} FROM read_parquet({files})")
 
         _stage_tables(con, set(plan), stage_one)
-    except (sqlite3.DatabaseError, OSError, pa.ArrowException) as exc:
-        raise InputError(f"{path}: reading the SQLite export failed ({str(exc).splitlines()[0]})") from None
+    except (sqlite3.DatabaseError, UnicodeDecodeError, OSError, pa.ArrowException) as exc:
+        raise InputError(f"{path}: reading the SQLite export failed ({first_line(exc)})") from None
     return tables
 
 
@@ -258,7 +258,7 @@ def _stage_parquet(path: Path, con: duckdb.DuckDBPyConnection, details: bool) ->
         try:
             present = {row[0] for row in con.execute(f"DESCRIBE SELECT * FROM {scan}").fetchall()}
         except duckdb.Error as exc:
-            raise InputError(f"{files[table]}: not a readable Parquet file ({str(exc).splitlines()[0]})") from None
+            raise InputError(f"{files[table]}: not a readable Parquet file ({first_line(exc)})") from None
         con.execute(f"CREATE VIEW {_staged_table(table)} AS SELECT "
                     f"{_projection(table, _read(table, present, details), 'file_row_number + 1')} FROM {scan}")
 
@@ -285,7 +285,7 @@ def _stage_arrow(path: Path, con: duckdb.DuckDBPyConnection, details: bool) -> s
                 finally:
                     con.unregister("nsys_export_batches")
         except (pa.ArrowException, OSError, duckdb.Error) as exc:
-            raise InputError(f"{files[table]}: not a readable Arrow IPC stream ({str(exc).splitlines()[0]})") \
+            raise InputError(f"{files[table]}: not a readable Arrow IPC stream ({first_line(exc)})") \
                 from None
 
     _stage_tables(con, set(files), stage_one)

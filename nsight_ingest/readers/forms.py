@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
-from nsight_ingest.readers.source import SQLITE_MAGIC
+from nsight_ingest.readers.source import GZIP_MAGIC, SQLITE_MAGIC
 
 REPORT_MAGIC = b"NVIDIA Tegra Profiler Report"  # the first bytes of an .nsys-rep (and of a legacy .qdrep)
 PARQUET_MAGIC = b"PAR1"
@@ -71,9 +71,13 @@ def _spooled(stream, label: str) -> Path:
     """A temporary copy of a stream (stdin, a pipe), removed when the process ends."""
     with tempfile.NamedTemporaryFile(prefix="nsight-ingest-stdin-", suffix=".csv", delete=False,
                                      dir=os.environ.get("NSIGHT_INGEST_TEMP_DIR")) as out:
+        copy = Path(out.name)
+        atexit.register(copy.unlink, missing_ok=True)  # also when the copy fails half-way (a full disk)
+        first = stream.read(1 << 16)
+        if b"\0" in first and not first.startswith(GZIP_MAGIC):  # /dev/zero, a binary file: never a CSV
+            raise InputError(f"{label}: a stream must be a CSV report (plain or gzip); this one holds binary data")
+        out.write(first)
         shutil.copyfileobj(stream, out, 1 << 20)
-    copy = Path(out.name)
-    atexit.register(copy.unlink, missing_ok=True)
     if copy.stat().st_size == 0:
         raise InputError(f"{label}: no data on the stream (0 bytes)")
     try:

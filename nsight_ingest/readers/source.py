@@ -88,10 +88,15 @@ def _check_path(path: Path) -> None:
         raise InputError(f"{path}: file is empty (0 bytes)")
 
 
+def starts_with(path: Path, magic: bytes) -> bool:
+    """True when the file's first bytes are `magic`."""
+    with path.open("rb") as fh:
+        return fh.read(len(magic)) == magic
+
+
 def is_gzip(path: Path) -> bool:
     """True when the file starts with the gzip magic bytes, whatever its name."""
-    with path.open("rb") as fh:
-        return fh.read(2) == GZIP_MAGIC
+    return starts_with(path, GZIP_MAGIC)
 
 
 def head_lines(path: Path, limit: int = HEAD_LINES) -> tuple[list[str], bool]:
