@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import os
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 CACHE_DIR_ENV = "NSIGHT_INGEST_CACHE_DIR"
@@ -40,6 +42,19 @@ def publish(written: Path, final: Path) -> None:
     if final.is_dir():
         shutil.rmtree(final, ignore_errors=True)
     os.replace(written, final)
+
+
+@contextmanager
+def whole(final: Path) -> Iterator[Path]:
+    """The path to write `final` at (file or folder): published under its name when the block ends, removed when
+    it fails, so `final` is the old entry or the whole new one, never a cut one."""
+    written = partial(final)
+    remove(written)
+    try:
+        yield written
+        publish(written, final)
+    finally:
+        remove(written)
 
 
 COMPANIONS = (".wal", ".lock")  # files that go with an entry of the name before them (a store's log and lock)
@@ -114,9 +129,8 @@ def known_hashes(path: Path, folder: Path) -> tuple[str, str | None]:
     hashes = file_hashes(path)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        written = partial(entry)
-        written.write_text(f"{hashes[0]} {hashes[1] or ''}\n")
-        publish(written, entry)
+        with whole(entry) as written:
+            written.write_text(f"{hashes[0]} {hashes[1] or ''}\n")
     except OSError:
         pass  # an unusable cache folder only means the file is read again next time
     return hashes

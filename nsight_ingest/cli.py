@@ -265,8 +265,9 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except UsageError as exc:
-        if exc.ctx is not None and str(exc) == exc.ctx.get_help():  # a command given no arguments: its help
-            print(exc.ctx.get_help())
+        usage = exc.ctx.get_help() if exc.ctx is not None else None
+        if str(exc) == usage:  # a command given no arguments: its help
+            print(usage)
         else:
             where = f"{exc.ctx.command_path}: " if exc.ctx is not None else ""
             _warn(f"error: {where}{first_line(exc)} (see --help)")

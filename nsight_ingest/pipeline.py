@@ -86,6 +86,12 @@ def resolve(files: CaptureFiles, sources: Sources, need_nvtx: bool = False) -> C
     return CaptureInputs(gpu, kern_exec, nvtx, api, tuple(given(path) for path in files.ncu))
 
 
+def _not_empty(flag: str, name: str | None) -> None:
+    """Refuse an NVTX option given an empty name or pattern (it would silently mean the whole capture)."""
+    if name is not None and not name.strip():
+        raise InputError(f"{flag} needs a range name or pattern, not an empty one")
+
+
 @dataclass(frozen=True)
 class WindowChoice:
     """Which part of a capture to analyse: every NVTX range called `nvtx` together, the `time_range`
@@ -100,9 +106,8 @@ class WindowChoice:
             raise InputError("choose one of --nvtx, --range, --per-nvtx")
         if self.time_range is not None:
             windows.time_range(self.time_range)  # a bad --range is refused before any input is read
-        for flag, value in (("--nvtx", self.nvtx), ("--per-nvtx", self.per_nvtx)):
-            if value is not None and not value.strip():
-                raise InputError(f"{flag} needs a range name or pattern, not an empty one")
+        _not_empty("--nvtx", self.nvtx)
+        _not_empty("--per-nvtx", self.per_nvtx)
 
     @property
     def needs_nvtx(self) -> bool:
@@ -308,8 +313,7 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
     RANKS): `rank_pattern` finds the rank in a file name (ranks.RANK_PATTERN when None); `offset`, RANK=NS items
     that replace the estimated clock offsets; `nvtx`, each rank's step range; `time_range` on the aligned clock."""
     nvtx, time_range = options.get("nvtx"), options.get("time_range")
-    if nvtx is not None and not nvtx.strip():
-        raise InputError("--nvtx needs a range name, not an empty one")
+    _not_empty("--nvtx", nvtx)
     pattern = ranks.rank_regex(options.get("rank_pattern"))
     window = windows.time_range(time_range).ranges[0][:2] if time_range else None
     resolved = [resolve(f, run.sources, need_nvtx=bool(nvtx)) for f in files]

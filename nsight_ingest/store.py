@@ -131,12 +131,13 @@ def _pause_for_tests() -> None:
         time.sleep(120)
 
 
-def _unparsed(con: duckdb.DuckDBPyConnection, load: readers.Load, trace_ids: dict[str, int],
-              label: str) -> tuple[str, ...]:
-    """A note per report whose rows hold values that did not parse (in columns no analysis reads: left NULL)."""
+def _unparsed(con: duckdb.DuckDBPyConnection, load: readers.Load, trace_ids: dict[str, int], label: str,
+              stored: dict[str, list[str]]) -> tuple[str, ...]:
+    """A note per report whose rows hold values that did not parse (in columns no analysis reads: left NULL);
+    `stored` gives each table's columns."""
     notes = []
     for insert in load.inserts:
-        if "unparsed_values" in _stored_columns(con, insert.table):
+        if "unparsed_values" in stored[insert.table]:
             values, rows = con.execute(f"SELECT sum(unparsed_values), count_if(unparsed_values > 0) FROM {insert.table}"
                                        f" WHERE trace_id = ?", [trace_ids[insert.report_type]]).fetchone()
             if values:
@@ -170,13 +171,14 @@ def _insert(con: duckdb.DuckDBPyConnection, load: readers.Load, source: Input, h
         trace_ids = {report: con.execute("SELECT nextval('trace_id_seq')").fetchone()[0]
                      for report in load.report_types}
         rows: dict[str, int] = {}  # the rows of each report: those of its first insert
+        stored = {insert.table: _stored_columns(con, insert.table) for insert in load.inserts}
         for insert in load.inserts:
             count = con.execute(f"INSERT INTO {insert.table} BY NAME SELECT $trace_id AS trace_id, "
                                 f"COLUMNS(lambda c: list_contains($stored, c)) FROM ({insert.select_sql})",
                                 {"trace_id": trace_ids[insert.report_type],
-                                 "stored": _stored_columns(con, insert.table)}).fetchone()[0]
+                                 "stored": stored[insert.table]}).fetchone()[0]
             rows.setdefault(insert.report_type, count)
-        notes = staged.notes + _unparsed(con, load, trace_ids, label)
+        notes = staged.notes + _unparsed(con, load, trace_ids, label, stored)
         sha256, content_sha256 = hashing.result()
         if rows[load.report_type] == 0:
             what = "holds no GPU operations" if load.stage else f"{load.report_type} has a header but no data rows"

@@ -112,13 +112,11 @@ def discard(cached: CachedStore) -> str:
 
 def _publish(cached: CachedStore) -> None:
     """Write a new store into the cache under its name, whole, and evict past the cap."""
-    written = cache.partial(cached.path)
-    cache.remove(written)
-    cache.remove(cached.path)  # a store evicted while this command ran may have left its log
-    cached.con.execute(f"ATTACH {sql_string(str(written))} AS published")
-    try:
-        cached.con.execute("COPY FROM DATABASE memory TO published")
-    finally:
-        cached.con.execute("DETACH published")
-    cache.publish(written, cached.path)
+    with cache.whole(cached.path) as written:
+        cache.remove(cached.path)  # a store evicted while this command ran may have left its log
+        cached.con.execute(f"ATTACH {sql_string(str(written))} AS published")
+        try:
+            cached.con.execute("COPY FROM DATABASE memory TO published")
+        finally:
+            cached.con.execute("DETACH published")
     cache.evict(cached.path.parent, keep=cached.path)

@@ -85,20 +85,16 @@ def exported(report: Path, nsys: str | None, cache_dir: Path | None) -> Path:
         raise InputError(f"{report}: no folder to convert it into ({', '.join(map(str, folders))} cannot be "
                          f"written); give --cache-dir DIR")
     target = folder / name
-    written = cache.partial(target)
-    cache.remove(written)
     try:
-        completed = subprocess.run(export_command(executable, report, written), capture_output=True, text=True,
-                                   errors="replace", timeout=EXPORT_TIMEOUT_S, check=False)
-        if completed.returncode != 0 or not _complete(written):
-            raise _failure(report, completed)
-        cache.publish(written, target)
+        with cache.whole(target) as written:
+            completed = subprocess.run(export_command(executable, report, written), capture_output=True, text=True,
+                                       errors="replace", timeout=EXPORT_TIMEOUT_S, check=False)
+            if completed.returncode != 0 or not _complete(written):
+                raise _failure(report, completed)
     except subprocess.TimeoutExpired:
         raise InputError(f"{report}: nsys export ran past {EXPORT_TIMEOUT_S} s") from None
     except OSError as exc:
         raise InputError(f"{report}: could not run nsys ({exc})") from None
-    finally:
-        cache.remove(written)
     for stale in folder.glob(f"{prefix}.*.{EXPORT_TYPE}"):
         if stale != target:  # a conversion of earlier bytes of this report
             cache.remove(stale)

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from pathlib import Path
 from typing import Any
+
+from nsight_ingest import cache
 
 
 def to_json(result: Any) -> str:
@@ -28,9 +29,5 @@ def _finite(value: Any) -> Any:
 def write_whole(path: Path, text: str) -> None:
     """Write `text` to `path` through a temporary file renamed over it: a full disk or a crash leaves the old file
     or none, never a cut one."""
-    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
-    try:
-        partial.write_text(text, encoding="utf-8")
-        os.replace(partial, path)
-    finally:
-        partial.unlink(missing_ok=True)
+    with cache.whole(path) as written:
+        written.write_text(text, encoding="utf-8")
