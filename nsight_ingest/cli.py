@@ -18,7 +18,7 @@ from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.history import Baseline
 from nsight_ingest.nightly import LOCK_TIMEOUT_S
 from nsight_ingest.report.progress import progress_bar
-from nsight_ingest.rules import load_rule_set
+from nsight_ingest.rules import load_family_set, load_rule_set
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Turn Nsight Systems / Nsight Compute CSV exports into answers.")
@@ -49,11 +49,13 @@ def _warn_about(run: pipeline.Run) -> None:
         _warn(warning)
 
 
-def _run(db: str | None, rules: Path | None, sources: pipeline.Sources | None = None) -> pipeline.Run:
+def _run(db: str | None, rules: Path | None, sources: pipeline.Sources | None = None,
+         families: Path | None = None) -> pipeline.Run:
     """A pipeline.Run on the store `db` (without it: the cached store of the inputs, or one in memory) with the rule
-    set of `rules`, reading inputs as `sources` says."""
-    rule_set = load_rule_set(rules)
-    return pipeline.Run(store.connect(db) if db is not None else None, rule_set, sources=sources or pipeline.Sources())
+    sets of `rules` and `families`, reading inputs as `sources` says."""
+    rule_set, family_set = load_rule_set(rules), load_family_set(families)
+    return pipeline.Run(store.connect(db) if db is not None else None, rule_set, family_set,
+                        sources=sources or pipeline.Sources())
 
 
 GpuTrace = Annotated[str, typer.Argument(
@@ -68,6 +70,8 @@ KernExec = Annotated[
     str | None, typer.Option("--kern-exec", help="cuda_kern_exec_trace CSV; default: the sibling file")
 ]
 Rules = Annotated[Path | None, typer.Option("--rules", help="folder of rule .sql files replacing the defaults")]
+Families = Annotated[Path | None, typer.Option("--families", help="folder of kernel-family rule .sql files "
+                                                                  "replacing the built-in ones")]
 Db = Annotated[str | None, typer.Option("--db", help="persist the store to this DuckDB file")]
 Nvtx = Annotated[str | None, typer.Option("--nvtx", help="only kernels launched inside NVTX ranges of this name")]
 NvtxTrace = Annotated[
@@ -109,14 +113,15 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
     it reads `captures`), its options (and `extra` ones) and --format; `body(given, run)` returns the result to
     print (given: the parsed values, the options under `options`), and the run's warnings are printed."""
     options = (*analysis.options, *extra)
-    parameters = [*inputs, *([_keyword("rules", Rules)] if analysis.uses_rules else []), _keyword("db", Db),
+    rules = [_keyword("rules", Rules), _keyword("families", Families)] if analysis.uses_rules else []
+    parameters = [*inputs, *rules, _keyword("db", Db),
                   *(SOURCES if captures else ()), *(_option(option) for option in options),
                   _keyword("fmt", Fmt, Format.json)]
 
     def command(**given: Any) -> None:
         given["options"] = {o.name: given.pop(o.name) for o in options}
         sources = pipeline.Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
-        run = _run(given["db"], given.get("rules"), sources)
+        run = _run(given["db"], given.get("rules"), sources, given.get("families"))
         result = pipeline.guarded(run, lambda current: body(given, current))
         _warn_about(run)
         _print(result, given["fmt"], analysis.print_table)
@@ -202,6 +207,7 @@ def summarize(
     day: Annotated[str | None, typer.Option("--date", help="night of the run, YYYY-MM-DD (default: today, UTC)")]
     = None,
     rules: Rules = None,
+    families: Families = None,
     scheduler: Annotated[Scheduler, typer.Option("--scheduler", help="local process pool or a Dask cluster")]
     = DEFAULT_SCHEDULER,
     dask_address: Annotated[str | None, typer.Option("--dask-address", help="HOST:PORT of the Dask scheduler")]
@@ -228,7 +234,8 @@ def summarize(
     night = nightly.parse_night(day)
     baseline = nightly.with_directions(Baseline(baseline_runs, mad_k, min_change, min_baseline), direction or [])
     runner = nightly.runner(scheduler.value, dask_address, workers)
-    outcome = nightly.job(directory, history, night, str(rules) if rules else None, runner, baseline, report_dir,
+    folders = nightly.RuleFolders(str(rules) if rules else None, str(families) if families else None)
+    outcome = nightly.job(directory, history, night, folders, runner, baseline, report_dir,
                           lambda total: progress_bar(total, "summarizing"), lock_timeout, allow_empty)
     print(report.to_json(outcome.summary))
     for failure in outcome.failed:

@@ -24,7 +24,7 @@ from nsight_ingest.errors import InputError
 from nsight_ingest.pipeline import CaptureFiles
 from nsight_ingest.readers.forms import form_of
 from nsight_ingest.readers.source import file_hashes, sibling
-from nsight_ingest.rules import load_rule_set
+from nsight_ingest.rules import RuleSet, classification_version, load_family_set, load_rule_set
 
 GPU_TRACE = re.compile(r"^(?P<capture>.+)_cuda_gpu_trace\.csv(?:\.gz)?$")
 EXPORT_DIRECTORY = re.compile(r"^(?P<capture>.+?)(?:_pq|_parquet|_arrow|\.parquetdir|\.arrowdir)?$")
@@ -97,11 +97,25 @@ def _unreadable(files: CaptureFiles) -> str | None:
     return None
 
 
-def capture_rows(capture: NamedCapture, rules_dir: str | None) -> dict[str, Any]:
+@dataclass(frozen=True)
+class RuleFolders:
+    """The component and family rule folders a night classifies with (None: the bundled ones); plain strings, so
+    that workers of another process or machine receive them."""
+
+    rules: str | None = None
+    families: str | None = None
+
+    def load(self) -> tuple[RuleSet, RuleSet]:
+        """The component and family rule sets."""
+        return load_rule_set(self.rules), load_family_set(self.families)
+
+
+def capture_rows(capture: NamedCapture, folders: RuleFolders) -> dict[str, Any]:
     """Summarize one capture: its gpu-trace sha256 and its history rows."""
-    run = pipeline.Run(store.connect(), load_rule_set(rules_dir))
-    stored, summary, launch = pipeline.classify_and_launches(run, capture.files)
-    return {"trace_sha256": stored.gpu_trace.sha256, "rule_set_version": run.rule_set.version,
+    run = pipeline.Run(store.connect(), *folders.load())
+    stored, summary, launch = pipeline.classify_and_launches(run, capture.files, history.TOP_KERNELS)
+    return {"trace_sha256": stored.gpu_trace.sha256,
+            "rule_set_version": classification_version(run.rule_set, run.family_set),
             "rows": history.metric_rows(summary, launch)}
 
 
@@ -110,7 +124,7 @@ def new_run_id() -> str:
     return datetime.now(UTC).strftime("%Y%m%dT%H%M%SZ") + "-" + uuid.uuid4().hex[:8]
 
 
-Runner = Callable[[Callable[..., dict[str, Any]], list[NamedCapture], str | None],
+Runner = Callable[[Callable[..., dict[str, Any]], list[NamedCapture], RuleFolders],
                   Iterable[tuple[NamedCapture, Any]]]
 
 
@@ -118,9 +132,9 @@ def local_runner(workers: int | None) -> Runner:
     """Run the per-capture work in a process pool (all cores by default); yields (capture, result or exception)."""
     from concurrent.futures import ProcessPoolExecutor, as_completed
 
-    def run(work, traces, rules_dir):
+    def run(work, traces, folders):
         with ProcessPoolExecutor(max_workers=workers or os.cpu_count()) as pool:
-            futures = {pool.submit(work, trace, rules_dir): trace for trace in traces}
+            futures = {pool.submit(work, trace, folders): trace for trace in traces}
             for future in as_completed(futures):
                 error = future.exception()
                 yield futures[future], error if error else future.result()
@@ -145,13 +159,13 @@ def dask_runner(address: str) -> Runner:
     """Run the per-capture work on an existing Dask cluster."""
     from distributed import Client, as_completed
 
-    def run(work, traces, rules_dir):
+    def run(work, traces, folders):
         try:
             client = Client(address)
         except (OSError, ValueError) as exc:  # no scheduler answers there (a timeout is an OSError), a bad address
             raise InputError(f"--dask-address {address}: no Dask scheduler reached ({exc})") from None
         with client:
-            futures = {client.submit(work, trace, rules_dir, pure=False): trace for trace in traces}
+            futures = {client.submit(work, trace, folders, pure=False): trace for trace in traces}
             for future in as_completed(futures):
                 trace = futures[future]
                 try:
@@ -183,7 +197,7 @@ def _no_progress(_total: int) -> AbstractContextManager[Callable[[str], None]]:
     return nullcontext(lambda _item: None)
 
 
-def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: str | None, runner: Runner,
+def summarize(directory: str | Path, history_dir: Path, day: date, folders: RuleFolders, runner: Runner,
               progress: Progress = _no_progress, lock_timeout: float = LOCK_TIMEOUT_S,
               allow_empty: bool = False) -> RunResult:
     """Summarize every capture of `directory` the history lacks for this night into it (holding its lock), capture
@@ -193,7 +207,7 @@ def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: st
 
     if not math.isfinite(lock_timeout):
         raise InputError(f"--lock-timeout {lock_timeout}: not a number of seconds")
-    rule_set = load_rule_set(rules_dir)
+    version = classification_version(*folders.load())
     if history_dir.exists() and not history_dir.is_dir():
         raise InputError(f"{history_dir}: --history names a file; it must be a folder")
     history_dir.mkdir(parents=True, exist_ok=True)
@@ -208,8 +222,8 @@ def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: st
         if not captures and not allow_empty:
             raise InputError(f"{directory}: no captures found (a broken capture pipeline?); --allow-empty accepts "
                              f"an empty night")
-        done = history.summarized(history_dir, rule_set.version, day)
-        result = RunResult(new_run_id(), day, rule_set.version, len(captures),
+        done = history.summarized(history_dir, version, day)
+        result = RunResult(new_run_id(), day, version, len(captures),
                            damaged_history=history.files(history_dir)[1])
         todo = []
         for capture in captures:
@@ -221,7 +235,7 @@ def summarize(directory: str | Path, history_dir: Path, day: date, rules_dir: st
             else:
                 todo.append(capture)
         with progress(len(todo)) as advance:
-            for capture, outcome in runner(capture_rows, todo, rules_dir):
+            for capture, outcome in runner(capture_rows, todo, folders):
                 if isinstance(outcome, Exception):
                     message = str(outcome)  # an input error names its file already
                     result.failed.append(message if message.startswith(capture.files.gpu_trace) else
@@ -264,14 +278,14 @@ class Outcome:
     exit_code: int  # 1: a metric regressed; 2: a capture failed (and nothing regressed); 0: neither
 
 
-def job(directory: str | Path, history_dir: Path, day: date, rules_dir: str | None, runner: Runner,
+def job(directory: str | Path, history_dir: Path, day: date, folders: RuleFolders, runner: Runner,
         baseline: history.Baseline, report_dir: Path | None, progress: Progress = _no_progress,
         lock_timeout: float = LOCK_TIMEOUT_S, allow_empty: bool = False) -> Outcome:
     """The whole nightly job: summarize, check the night against its baseline, write the markdown and HTML
     reports (default folder HISTORY/reports), each whole or not at all."""
     from nsight_ingest.report import nightly_page, write_whole
 
-    result = summarize(directory, history_dir, day, rules_dir, runner, progress, lock_timeout, allow_empty)
+    result = summarize(directory, history_dir, day, folders, runner, progress, lock_timeout, allow_empty)
     checks = history.check(history_dir, day, result.rule_set_version, baseline)
     captures = sorted({c["capture"] for c in checks})
     folder = report_dir or history_dir / "reports"

@@ -18,7 +18,7 @@ from nsight_ingest.readers import forms
 from nsight_ingest.readers.forms import Input, as_input
 from nsight_ingest.readers.source import sibling
 from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, LAUNCHES, NCU, RANKS, Analysis
-from nsight_ingest.rules import RuleSet
+from nsight_ingest.rules import RuleSet, classification_version, load_family_set
 from nsight_ingest.sqlmodules import ModuleError, Scope, order
 
 
@@ -118,10 +118,12 @@ class WindowChoice:
 @dataclass
 class Run:
     """One command's store connection (None until its inputs are known: then the cached store of those inputs, or
-    one in memory), rule set, how it reads inputs and the warnings gathered while answering it."""
+    one in memory), component and family rule sets, how it reads inputs and the warnings gathered while answering
+    it."""
 
     con: duckdb.DuckDBPyConnection | None
     rule_set: RuleSet
+    family_set: RuleSet = field(default_factory=load_family_set)
     warnings: list[str] = field(default_factory=list)
     sources: Sources = field(default_factory=Sources)
     cached: store_cache.CachedStore | None = None
@@ -196,7 +198,7 @@ def capture_scope(run: Run, capture: store.Capture, window: windows.Window | Non
     values = {"gpu_trace": capture.gpu_trace.trace_id,
               "kern_exec_trace": capture.kern_exec.trace_id if capture.kern_exec else None,
               "api_trace": capture.api.trace_id if capture.api else None, "ncu_traces": []}
-    return Scope(run.con, values, {"window": window, "rule_set": run.rule_set},
+    return Scope(run.con, values, {"window": window, "rule_set": run.rule_set, "family_set": run.family_set},
                  WINDOW_SUBSTITUTES if window is not None else {})
 
 
@@ -204,7 +206,8 @@ def ncu_scope(run: Run, ncu: list[store.Ingested]) -> Scope:
     """The scope of the launches profiled in ncu exports (each a kernel, in profiling order)."""
     values = {"gpu_trace": None, "kern_exec_trace": None, "api_trace": None,
               "ncu_traces": [i.trace_id for i in ncu]}
-    return Scope(run.con, values, {"window": None, "rule_set": run.rule_set}, {"scope.ops": "scope.ncu_ops"})
+    return Scope(run.con, values, {"window": None, "rule_set": run.rule_set, "family_set": run.family_set},
+                 {"scope.ops": "scope.ncu_ops"})
 
 
 def _windows(run: Run, capture: store.Capture, choice: WindowChoice) -> list[windows.Window | None]:
@@ -247,10 +250,10 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
             choice: WindowChoice = WindowChoice()) -> dict[str, Any]:
     """A registered analysis of a capture: the whole of it, one window, or (with --per-nvtx) each matching range.
 
-    The analysis name and options (and the rule-set version, for an analysis that classifies), with the inputs'
+    The analysis name and options (and the rule sets' version, for an analysis that classifies), with the inputs'
     trace ids and the window choice, key the result in the store, so asking again reads the stored result."""
     capture = open_capture(run, files, choice.needs_nvtx)
-    rules = {"rule_set_version": run.rule_set.version} if analysis.uses_rules else {}
+    rules = {"rule_set_version": classification_version(run.rule_set, run.family_set)} if analysis.uses_rules else {}
     key = json.dumps({"command": analysis.name, **options, **rules, "code": store_cache.code_fingerprint(),
                       "inputs": sorted((i.trace_id, i.path) for i, _ in capture.roles()),
                       "nvtx": choice.nvtx, "range": choice.time_range, "per_nvtx": choice.per_nvtx},
@@ -289,13 +292,14 @@ def ingest(run: Run, paths: list[str]) -> list[dict[str, Any]]:
     return loaded
 
 
-def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs
+def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs, top_kernels: int | None = None
                           ) -> tuple[store.Capture, dict[str, Any], dict[str, Any]]:
-    """The classify and launches results of a whole capture at their defaults, on one scope (its modules are built
-    once for both), with their integrity warnings."""
+    """The classify and launches results of a whole capture at their defaults (classify listing `top_kernels`
+    kernels when given), on one scope (its modules are built once for both), with their integrity warnings."""
     capture = open_capture(run, files)
     scope = capture_scope(run, capture)
-    summary = _answered(CLASSIFY, scope, capture, CLASSIFY.defaults())
+    options = {**CLASSIFY.defaults(), **({"top": top_kernels} if top_kernels else {})}
+    summary = _answered(CLASSIFY, scope, capture, options)
     launch = _answered(LAUNCHES, scope, capture, LAUNCHES.defaults())
     _warn_integrity(run, capture, summary)
     return capture, summary, launch

@@ -77,21 +77,24 @@ _SOURCES = ("source_gpu_trace", "source_kernel_exec_trace")
 CLASSIFY = Analysis(
     "classify", "Where the kernel time goes, by component, with launch gaps and CPU-GPU launch overlap.",
     classify.answer, "print_classify",
-    modules=("scope.summary", "classify.timeline", "classify.components", "scope.launch_coverage",
-             "launches.launch_api", "scope.integrity", "ncu.by_component"),
+    modules=("scope.summary", "classify.timeline", "classify.components", "classify.families",
+             "classify.top_kernels", "scope.launch_coverage", "launches.launch_api", "scope.integrity",
+             "ncu.by_component"),
     keys=(*_SOURCES, "gpu_span_ns", "gpu_operation_count", "kernel_count", "kernel_time_ns",
-          "kernel_busy_percent_of_span", "launch_gaps", "cpu_gpu_overlap", "components", "classification_policy",
-          "launch_api", "inputs", "devices", "rule_set", "capture_id", "integrity"),
-    options=THRESHOLDS, takes_ncu=True)
+          "kernel_busy_percent_of_span", "launch_gaps", "cpu_gpu_overlap", "components", "families", "top_kernels",
+          "classification_policy", "family_policy", "launch_api", "inputs", "devices", "rule_set", "capture_id",
+          "integrity"),
+    options=(Option("top", "--top", 10, "how many kernels to list in top_kernels (by total time)", minimum=1,
+                    maximum=MOST), *THRESHOLDS), takes_ncu=True)
 LAUNCHES = Analysis(
     "launches", "Why the GPU waits: gap anatomy, launch-call latency, queueing and CPU starvation.",
     launches.answer, "print_launches",
     modules=("launches.gap_percentiles", "launches.cpu_starved", "launches.stream_gaps", "scope.launch_coverage",
              "launches.launch_api", "launches.largest_gaps", "launches.gaps_by_component_pair",
-             "launches.queue_delay", "scope.integrity"),
+             "launches.gaps_by_family_pair", "launches.by_family", "launches.queue_delay", "scope.integrity"),
     keys=(*_SOURCES, "launch_api_calls", "kernels_without_launch_row", "gaps", "largest_gaps",
-          "gaps_by_component_pair", "api_duration_ns", "queue_delay_ns", "cpu_starved_kernel_percent", "integrity",
-          "inputs", "rule_set"),
+          "gaps_by_component_pair", "gaps_by_family_pair", "api_duration_ns", "queue_delay_ns", "by_family",
+          "cpu_starved_kernel_percent", "integrity", "inputs", "rule_set"),
     options=(Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1, maximum=MOST),))
 QUEUE_DELAY = Analysis(
     "queue-delay", "How long launched kernels waited in the launch queue (kern_exec Queue Dur).",
@@ -100,7 +103,8 @@ QUEUE_DELAY = Analysis(
 AUDIT = Analysis(
     "audit", "How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, neighbour share.",
     audit.answer, "print_audit",
-    modules=("audit.context_share", "audit.unclassified", "audit.rule_hits", "audit.overlaps"),
+    modules=("audit.context_share", "audit.unclassified", "audit.unclassified_families", "audit.rule_hits",
+             "audit.overlaps"),
     keys=("source_gpu_trace", "unclassified", "rules", "dead_rules", "overlapping_names", "neighbour_rules",
           "rule_set"),
     options=(Option("top", "--top", 10, "unclassified names to list", minimum=1, maximum=MOST),), cacheable=False)
@@ -133,7 +137,8 @@ RANKS = Analysis(
 COMPARE = Analysis(
     "compare", "Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba).",
     compare.captures, "print_compare", modules=tuple(dict.fromkeys((*CLASSIFY.modules, *LAUNCHES.modules))),
-    keys=("a", "b", "kernel_time_ms", "speedup", "gpu_span_ms", "kernel_busy_percent", "components", "appeared",
+    keys=("a", "b", "kernel_time_ms", "speedup", "gpu_span_ms", "kernel_busy_percent", "components", "families",
+          "appeared",
           "vanished", "launch_gaps", "launch_overlap_percent", "cpu_starved_kernel_percent"),
     windows=False, cacheable=False)
 ABBA = Analysis(

@@ -21,11 +21,6 @@ def read_sql(relative: str) -> str:
     return (sql_root() / relative).read_text(encoding="utf-8")
 
 
-def default_rules_dir() -> Path:
-    """The bundled default classification rule set."""
-    return sql_root() / "rules"
-
-
 def sql_string(value: str) -> str:
     """A SQL string literal."""
     return "'" + value.replace("'", "''") + "'"

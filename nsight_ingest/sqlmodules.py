@@ -102,12 +102,12 @@ def module(name: str) -> Module:
 
 
 def all_modules() -> list[Module]:
-    """Every module under `sql/` (the reader SQL and the rules are not modules)."""
+    """Every module under `sql/` (the reader SQL and the rule files are not modules)."""
     root = sql_root()
     names = []
     for path in sorted(root.rglob("*.sql")):
         relative = path.relative_to(root)
-        if relative.parts[0] in ("readers", "rules") or len(relative.parts) == 1:
+        if relative.parts[0] in ("readers", "rules", "families") or len(relative.parts) == 1:
             continue
         names.append(".".join(relative.with_suffix("").parts))
     return [module(name) for name in names]

@@ -137,6 +137,17 @@ CREATE TABLE IF NOT EXISTS name_classes (
     PRIMARY KEY (rule_set_version, name)
 );
 
+-- The kernel family of each distinct kernel name under a family rule set (family_set_version = hash of its files).
+CREATE TABLE IF NOT EXISTS name_families (
+    family_set_version  VARCHAR NOT NULL,
+    name                VARCHAR NOT NULL,
+    family              VARCHAR NOT NULL,
+    rule_file           VARCHAR,     -- the winning rule's file; NULL when no rule matched (family 'other')
+    priority            INTEGER,
+    match_count         INTEGER NOT NULL,  -- how many family rules matched the name
+    PRIMARY KEY (family_set_version, name)
+);
+
 -- Results already computed for a capture: the JSON of one command with its options and rule-set version
 -- (`request`). A result depends only on the stored inputs and the request, so asking again reads it back.
 CREATE TABLE IF NOT EXISTS summaries (

@@ -25,6 +25,12 @@ def test_compare_two_captures(tmp_path, run_cli):
     sage = out["components"]["sage2"]["milliseconds"]
     assert sage["delta"] == pytest.approx(-100e-6) and sage["delta_percent"] == pytest.approx(-100 / 3)
     assert out["appeared"] == ["nvfp4_gemms"] and out["vanished"] == ["norm_and_rope"]
+    # families: QuantInt8Kernel quantization 300 -> 200, the layer norm 1 -> 0 launches, the GEMM 0 -> 1
+    families = out["families"]
+    assert families["quantization"]["milliseconds"]["delta"] == pytest.approx(-100e-6)
+    assert families["normalization"]["launches"] == {"a": 1, "b": 0, "delta": -1, "delta_percent": -100.0}
+    assert families["gemm"]["launches"]["a"] == 0 and families["gemm"]["launches"]["b"] == 1
+    assert families["other"]["milliseconds"]["delta"] == 0
     assert out["launch_gaps"]["total_ns"] == {"a": 190, "b": 50, "delta": -140, "delta_percent": pytest.approx(
         -140 / 1.9)}
     assert out["gpu_span_ms"]["a"] == pytest.approx(600e-6) and out["gpu_span_ms"]["b"] == pytest.approx(400e-6)
@@ -83,6 +89,8 @@ def test_audit_finds_planted_problems(tmp_path, run_cli):
     assert out["unclassified"]["launches"] == 3
     assert out["unclassified"]["milliseconds"] == pytest.approx(212e-6)
     assert [(n["name"], n["launches"]) for n in out["unclassified"]["top_names"]] == [("zzz", 2), ("k_b", 1)]
+    assert out["unclassified"]["by_family"] == {"other": {"milliseconds": pytest.approx(212e-6), "launches": 3,
+                                                          "percent_of_unclassified": pytest.approx(100)}}
     assert out["dead_rules"] == ["30_dead.sql"]
     (overlap,) = out["overlapping_names"]
     assert (overlap["name"], overlap["winner_rule_file"], overlap["winner_component"]) == ("k_a1", "20_narrow.sql",
@@ -97,6 +105,7 @@ def test_audit_finds_planted_problems(tmp_path, run_cli):
 
 def test_rule_set_version_is_in_every_output(tmp_path, run_cli):
     trace = write(tmp_path / "v_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(0, 10, SAGE)])
-    versions = {run_cli(command, trace).json()["rule_set"]["version"] for command in ("classify", "launches")}
-    versions.add(run_cli("rules", "audit", trace).json()["rule_set"]["version"])
-    assert len(versions) == 1
+    commands = (["classify"], ["launches"], ["rules", "audit"])
+    blocks = [run_cli(*command, trace).json()["rule_set"] for command in commands]
+    assert len({block["version"] for block in blocks}) == 1
+    assert len({block["families"]["version"] for block in blocks}) == 1

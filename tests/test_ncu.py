@@ -223,3 +223,18 @@ def test_console_lines_after_the_table(tmp_path, run_cli):
     out = run_cli("ncu", path).json()
     assert len(out["kernels"]) == 4
     assert out["kernels"][0]["duration_ns"] == 5472.0
+
+
+def test_ncu_names_get_the_nsys_families(run_cli):
+    """The LLM-serving capture profiled by ncu: every profiled kernel (ncu spelling) gets the family its nsys
+    spelling gets in classify; the two meet on kernel_key."""
+
+    llm = DATA / "h200_llm_serve"
+    top = run_cli("classify", llm / "llm2.sqlite", "--top", "1000").json()["top_kernels"]
+    nsys_family = {k["kernel_key"]: k["family"] for k in top}
+    kernels = run_cli("ncu", llm / "llm2_ncu_raw.csv").json()["kernels"]
+    con = store.connect()
+    keys = [con.execute("SELECT kernel_key(?)", [k["name"]]).fetchone()[0] for k in kernels]
+    matched = [(k["family"], nsys_family[key]) for k, key in zip(kernels, keys, strict=True) if key in nsys_family]
+    assert len(matched) >= 0.9 * len(kernels) and len({family for family, _ in matched}) >= 4
+    assert all(ncu == nsys for ncu, nsys in matched)

@@ -117,10 +117,10 @@ def test_crash_mid_run_leaves_a_readable_history_and_the_next_run_completes(tmp_
         raise KeyboardInterrupt  # the machine goes down after the first trace
 
     with pytest.raises(KeyboardInterrupt):
-        nightly.summarize(folder, history, dt.date(2026, 11, 1), None, crashing)
+        nightly.summarize(folder, history, dt.date(2026, 11, 1), nightly.RuleFolders(), crashing)
     assert {r[0] for r in rows(history)} == {"a"}  # whole files only, readable
     assert not list(history.rglob("*.partial"))
-    result = nightly.summarize(folder, history, dt.date(2026, 11, 1), None, nightly.local_runner(2))
+    result = nightly.summarize(folder, history, dt.date(2026, 11, 1), nightly.RuleFolders(), nightly.local_runner(2))
     assert len(result.skipped) == 1 and len(result.written) == 2
     assert {r[0] for r in rows(history)} == {"a", "b", "c"}
 
@@ -288,3 +288,41 @@ def test_a_pipe_or_a_dangling_link_in_the_night_fails_alone(run_cli, tmp_path):
 def test_lock_timeout_that_is_not_a_number(run_cli, baseline_nights, tmp_path):
     result = run_cli("summarize", baseline_nights[0], "--history", tmp_path / "h", "--lock-timeout", "nan")
     assert result.code == 2 and "--lock-timeout nan: not a number" in result.err
+
+
+def test_family_and_top_kernel_rows(run_cli, baseline_nights, tmp_path):
+    """Per capture: family_ms and family_launches for every family (the family in the component column) that sum
+    to the kernel time, and kernel_ms for the top 20 kernels, each keyed by kernel_key in the kernel column."""
+    from nsight_ingest.history import TOP_KERNELS
+
+    history = tmp_path / "history"
+    assert summarize(run_cli, baseline_nights[0], history, 1)[0] == 0
+    con = duckdb.connect()
+    con.execute(f"CREATE TABLE kept AS SELECT metric, component, kernel, value "
+                f"FROM read_parquet('{history}/date=*/*.parquet')")
+    families = dict(con.execute("SELECT component, value FROM kept WHERE metric = 'family_ms'").fetchall())
+    assert next(iter(families)) == "gemm" and len(families) == 12
+    (kernel_ms,) = con.execute("SELECT value FROM kept WHERE metric = 'kernel_time_ms'").fetchone()
+    assert sum(families.values()) == pytest.approx(kernel_ms)
+    kernels = con.execute("SELECT kernel, value FROM kept WHERE metric = 'kernel_ms' ORDER BY value DESC").fetchall()
+    (names,) = con.execute(f"SELECT count(DISTINCT Name) FROM read_csv('{baseline_nights[0]}/*_cuda_gpu_trace.csv') "
+                           "WHERE Name NOT LIKE '[CUDA%'").fetchone()
+    assert len(kernels) == min(TOP_KERNELS, names)
+    assert all(" " not in key for key, _ in kernels)  # kernel_key (no spaces), not the name
+    (keyed,) = con.execute("SELECT count(*) FROM kept WHERE metric <> 'kernel_ms' AND kernel IS NOT NULL").fetchone()
+    assert keyed == 0
+
+
+def test_history_written_before_kernels_were_kept_is_read(run_cli, baseline_nights, tmp_path):
+    """A file of the history's earlier shape (no `kernel` column) is no damage: its rows are judged with the rest."""
+    import pyarrow.parquet as pq
+
+    history = tmp_path / "history"
+    run_history(run_cli, baseline_nights[:3], history)
+    for path in history.glob("date=*/*.parquet"):
+        pq.write_table(pq.read_table(path).drop_columns(["kernel"]), path)
+    code, out, _ = summarize(run_cli, baseline_nights[3], history, 4)
+    assert code == 0 and out["damaged_history_files"] == []
+    checks = nightly.history.check(history, dt.date(2026, 11, 4), out["rule_set_version"], nightly.history.Baseline())
+    assert {(c["metric"], c["baseline_runs"]) for c in checks if c["metric"] == "kernel_time_ms"} == {
+        ("kernel_time_ms", 3)}

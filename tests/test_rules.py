@@ -100,7 +100,7 @@ def test_winner_is_lowest_priority_then_file_name(tmp_path):
     assert got["k2"] == ("slow", "b.sql", 2)  # priority 1 beats 5
     assert got["x"] == ("other", None, 0)
     rule_set = load_rule_set(tmp_path)
-    assert rule_set.components() == [("fast", "a"), ("slow", "b"), ("tie", "c"), ("other", "all unmatched kernels")]
+    assert rule_set.classes() == [("fast", "a"), ("slow", "b"), ("tie", "c"), ("other", "all unmatched kernels")]
 
 
 @pytest.mark.parametrize(("text", "message"), [
@@ -142,3 +142,42 @@ def test_rule_set_version_changes_with_content(tmp_path):
     before = load_rule_set(tmp_path).version
     (tmp_path / "a.sql").write_text("-- component: a | y\n" + body)
     assert load_rule_set(tmp_path).version != before
+
+
+def test_families_option_replaces_the_family_rules(tmp_path, run_cli):
+    """--families DIR: the user's families in their declaration order, `other` last; the cached answer of the
+    bundled families is not reused; the component rules are untouched."""
+    families = write_rules(tmp_path / "families", {
+        "10_mine.sql": "-- family: vector | my vector kernels\n-- family: quant | quantizers\n"
+                       "SELECT name, CASE WHEN bare_name LIKE 'vector%' THEN 'vector' ELSE 'quant' END AS family, "
+                       "10 AS priority FROM kernel_names WHERE bare_name LIKE 'vector%' OR short_name = "
+                       "'QuantInt8Kernel'",
+    })
+    trace = write(tmp_path / "t_cuda_gpu_trace.csv", GPU_HEADER, [
+        kernel_row(0, 10, "vectorAdd(const float *, int)"), kernel_row(20, 30, "void QuantInt8Kernel<128>(T6 *)"),
+        kernel_row(60, 5, "mystery")])
+    bundled = run_cli("classify", trace).json()
+    out = run_cli("classify", trace, "--families", families).json()
+    assert {f: v["launches"] for f, v in out["families"].items()} == {"vector": 1, "quant": 1, "other": 1}
+    assert out["family_policy"] == {"vector": "my vector kernels", "quant": "quantizers",
+                                    "other": "all unmatched kernels"}
+    assert out["rule_set"]["families"]["files"] == ["10_mine.sql"]
+    def times(result):
+        return {c: (v["milliseconds"], v["launches"]) for c, v in result["components"].items()}
+
+    assert times(out) == times(bundled) and "quantization" in bundled["families"]
+
+
+@pytest.mark.parametrize(("text", "message"), [
+    ("SELECT name, 'a' AS family, 1 AS priority FROM kernel_names", "declares no family"),
+    ("-- component: a | x\nSELECT name, 'a' AS family, 1 AS priority FROM kernel_names", "declares no family"),
+    ("-- family: a | x\nSELECT name, 'b' AS family, 1 AS priority FROM kernel_names", "undeclared family 'b'"),
+    ("-- family: a | x\nSELECT name, 'a' AS component, 1 AS priority FROM kernel_names", "must return family"),
+    ("-- family: a | x\nSELECT context_key, 'a' AS family, 1 AS priority FROM kernel_contexts",
+     "family rules are name rules"),
+])
+def test_broken_family_files_are_one_line(tmp_path, run_cli, text, message):
+    folder = write_rules(tmp_path / "families", {"f.sql": text})
+    trace = write(tmp_path / "t_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(0, 10, "k")])
+    out = run_cli("classify", trace, "--families", folder)
+    assert out.code == 2 and message in out.err and len(out.err.strip().splitlines()) == 1

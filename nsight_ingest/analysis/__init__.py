@@ -25,10 +25,15 @@ def inputs_block(files: list[tuple[Ingested, str]]) -> list[dict[str, Any]]:
     ]
 
 
-def rule_set_block(rule_set: RuleSet) -> dict[str, Any]:
-    """Which rules decided the classes: folder, version hash, files."""
+def _files_block(rule_set: RuleSet) -> dict[str, Any]:
     return {"path": str(rule_set.directory), "version": rule_set.version,
             "files": [rule.path.name for rule in rule_set.files]}
+
+
+def rule_set_block(context: dict[str, Any]) -> dict[str, Any]:
+    """Which rules decided the classes (a scope's context holds them): the component rules' folder, version hash
+    and files, the same of the family rules under `families`."""
+    return {**_files_block(context["rule_set"]), "families": _files_block(context["family_set"])}
 
 
 def percentiles(row: dict[str, Any] | None) -> dict[str, float | None]:

@@ -28,6 +28,9 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
             "launches": int(unclassified[0]["unmatched_launches"]) if unclassified else 0,
             "top_names": [{"name": r["name"], "launches": r["launches"], "milliseconds": r["time_ns"] / 1e6}
                           for r in unclassified],
+            "by_family": {r["family"]: {"milliseconds": r["time_ns"] / 1e6, "launches": int(r["launches"]),
+                                        "percent_of_unclassified": percent(r["time_ns"], unmatched_ns)}
+                          for r in scope.rows("audit.unclassified_families")},
         },
         "rules": [{"rule_file": rule.path.name, "context_rule": rule.by_context,
                    "matches": int(hits.get(rule.path.name, {}).get("matches", 0)),
@@ -40,5 +43,5 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
             "milliseconds": int(share["time_by_context_ns"]) / 1e6,
             "percent_of_kernel_time": percent(share["time_by_context_ns"], total_ns),
         },
-        "rule_set": rule_set_block(rule_set),
+        "rule_set": rule_set_block(scope.context),
     }

@@ -1,4 +1,5 @@
-"""Where the kernel time goes: span, busy share, launch gaps, CPU-GPU launch overlap and time per component."""
+"""Where the kernel time goes: span, busy share, launch gaps, CPU-GPU launch overlap, time per component and per
+kernel family, and the kernels with the most time."""
 
 from __future__ import annotations
 
@@ -42,17 +43,29 @@ def _time_entry(time_ns: int, launches: int) -> dict[str, Any]:
     return {"milliseconds": time_ns / 1e6, "launches": launches}
 
 
-def _components(rows: list[dict[str, Any]], order: list[tuple[str, str]], kernel_time_ns: int) -> dict[str, Any]:
-    """Per component in rule order (zeros included), with sub-components that sum to it when the rules name any."""
+def _share(time_ns: int, launches: int, kernel_time_ns: int) -> dict[str, Any]:
+    return {"milliseconds": time_ns / 1e6, "percent_of_kernel_time": percent(time_ns, kernel_time_ns),
+            "launches": launches}
+
+
+def _families(rows: list[dict[str, Any]], order: list[str], kernel_time_ns: int) -> dict[str, Any]:
+    """Per family in the family rules' order, zeros included (classify.families rows of one component or all)."""
+    found = {r["family"]: r for r in rows}
+    return {family: _share(int(found[family]["time_ns"]) if family in found else 0,
+                           int(found[family]["launches"]) if family in found else 0, kernel_time_ns)
+            for family in order}
+
+
+def _components(rows: list[dict[str, Any]], order: list[tuple[str, str]], kernel_time_ns: int,
+                families: list[dict[str, Any]], family_order: list[str]) -> dict[str, Any]:
+    """Per component in rule order (zeros included), with its family split and, when the rules name any,
+    sub-components that sum to it."""
     result = {}
     for component, _ in order:
         mine = [r for r in rows if r["component"] == component]
         time_ns = sum(int(r["time_ns"]) for r in mine)
-        entry = {
-            "milliseconds": time_ns / 1e6,
-            "percent_of_kernel_time": percent(time_ns, kernel_time_ns),
-            "launches": sum(int(r["launches"]) for r in mine),
-        }
+        entry = _share(time_ns, sum(int(r["launches"]) for r in mine), kernel_time_ns)
+        entry["families"] = _families([r for r in families if r["component"] == component], family_order, time_ns)
         if any(r["sub_component"] for r in mine):
             ordered = sorted(mine, key=lambda r: (r["sub_component"] is None, -int(r["time_ns"])))
             entry["sub_components"] = {
@@ -75,11 +88,36 @@ def launch_api_counts(rows: list[dict[str, Any]], coverage: dict[str, Any]) -> d
     }
 
 
+def top_kernels(rows: list[dict[str, Any]], kernel_time_ns: int) -> list[dict[str, Any]]:
+    """The classify.top_kernels rows of one device (or the whole scope) as JSON entries, most time first."""
+    return [{
+        "name": r["name"],
+        "short_name": r["short_name"],
+        "kernel_key": r["kernel_key"],
+        "component": r["component"],
+        "components": {c["component"]: int(c["time_ns"]) for c in r["components"]},
+        "family": r["family"],
+        "launches": int(r["launches"]),
+        "total_ns": int(r["total_ns"]),
+        "mean_ns": float(r["mean_ns"]),
+        "median_ns": float(r["median_ns"]),
+        "min_ns": int(r["min_ns"]),
+        "max_ns": int(r["max_ns"]),
+        "percent_of_kernel_time": percent(r["total_ns"], kernel_time_ns),
+        "devices": list(r["devices"]),
+    } for r in rows]
+
+
 def _summary(totals: dict[str, Any], gaps: dict[str, Any], overlap: dict[str, Any] | None,
-             components: list[dict[str, Any]], rule_set: RuleSet) -> dict[str, Any]:
+             classes: dict[str, list[dict[str, Any]]], rule_set: RuleSet, family_set: RuleSet) -> dict[str, Any]:
+    """The summary of one device (or the whole scope); `classes` holds its rows of classify.components,
+    classify.families (`family_rows`: per component, and over all of them with component None) and
+    classify.top_kernels."""
     span = int(totals["gpu_span_ns"] or 0)
     kernel_time = int(totals["kernel_time_ns"])
     devices = int(totals["device_count"])
+    family_order = [family for family, _ in family_set.classes()]
+    family_rows = classes["families"]
     return {
         "gpu_span_ns": span,
         "gpu_operation_count": int(totals["gpu_operation_count"]),
@@ -89,7 +127,10 @@ def _summary(totals: dict[str, Any], gaps: dict[str, Any], overlap: dict[str, An
         "kernel_busy_percent_of_span": percent(kernel_time, span * devices),
         "launch_gaps": gaps,
         "cpu_gpu_overlap": overlap,
-        "components": _components(components, rule_set.components(), kernel_time),
+        "components": _components(classes["components"], rule_set.classes(), kernel_time,
+                                  [r for r in family_rows if r["component"] is not None], family_order),
+        "families": _families([r for r in family_rows if r["component"] is None], family_order, kernel_time),
+        "top_kernels": top_kernels(classes["top_kernels"], kernel_time),
     }
 
 
@@ -113,6 +154,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     """The classify summary of one capture (or window): span, busy, gaps, overlap and components, with inputs,
     devices, launch API counts, integrity and (with ncu exports) bound verdicts per component."""
     rule_set: RuleSet = scope.context["rule_set"]
+    family_set: RuleSet = scope.context["family_set"]
     window = scope.context["window"]
     totals = {row.pop("device"): row for row in scope.rows("scope.summary")}
     if not totals.get(None, {}).get("gpu_operation_count"):
@@ -122,27 +164,31 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     scopes = devices if len(devices) == 1 else [None, *devices]
     timelines = {device: scope.row("classify.timeline", device=device) for device in scopes}
     timelines.setdefault(None, timelines[devices[0]])
-    components: dict[str | None, list[dict[str, Any]]] = {}
-    for row in scope.rows("classify.components"):
-        components.setdefault(row.pop("device"), []).append(row)
+    classes: dict[str | None, dict[str, list[dict[str, Any]]]] = {}
+    for module, key, params in (("classify.components", "components", {}), ("classify.families", "families", {}),
+                                ("classify.top_kernels", "top_kernels", {"top": options["top"]})):
+        for row in scope.rows(module, **params):
+            empty = {"components": [], "families": [], "top_kernels": []}
+            classes.setdefault(row.pop("device"), empty)[key].append(row)
     has_launches = capture.kern_exec is not None
     coverage = scope.row("scope.launch_coverage") if has_launches else None
 
     def part(device: str | None) -> dict[str, Any]:
         gap_parts = [timelines[device]] if device is not None else [timelines[d] for d in devices]
         overlap = _overlap(timelines[device]) if has_launches else None
-        return _summary(totals[device], launch_gaps(gap_parts), overlap, components.get(device, []), rule_set)
+        return _summary(totals[device], launch_gaps(gap_parts), overlap, classes[device], rule_set, family_set)
 
     result = {
         "source_gpu_trace": capture.gpu_trace.path,
         "source_kernel_exec_trace": capture.kern_exec.path if capture.kern_exec else None,
         **({"window": window.label} if window else {}),
         **part(None),
-        "classification_policy": dict(rule_set.components()),
+        "classification_policy": dict(rule_set.classes()),
+        "family_policy": dict(family_set.classes()),
         "launch_api": launch_api_counts(scope.rows("launches.launch_api"), coverage) if has_launches else None,
         "inputs": inputs_block(capture.roles()),
         "devices": {device: part(device) for device in devices},
-        "rule_set": rule_set_block(rule_set),
+        "rule_set": rule_set_block(scope.context),
         "capture_id": capture.capture_id,
         "integrity": integrity.check(scope, capture, coverage),
     }

@@ -18,15 +18,21 @@ def _delta(a: float | None, b: float | None) -> dict[str, float | None]:
     return {"a": a, "b": b, "delta": b - a, "delta_percent": percent(b - a, a)}
 
 
+def _class_deltas(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
+    """Time and launch deltas per class (component or family) of either side, a class missing on one side zero."""
+    deltas = {}
+    for name in dict.fromkeys([*a, *b]):
+        ca = a.get(name, {"milliseconds": 0.0, "launches": 0})
+        cb = b.get(name, {"milliseconds": 0.0, "launches": 0})
+        deltas[name] = {"milliseconds": _delta(ca["milliseconds"], cb["milliseconds"]),
+                        "launches": _delta(ca["launches"], cb["launches"])}
+    return deltas
+
+
 def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any],
              launches_b: dict[str, Any]) -> dict[str, Any]:
     """Deltas from classify and launches results of capture A (before) to capture B (after)."""
-    components = {}
-    for name in dict.fromkeys([*a["components"], *b["components"]]):
-        ca = a["components"].get(name, {"milliseconds": 0.0, "launches": 0})
-        cb = b["components"].get(name, {"milliseconds": 0.0, "launches": 0})
-        components[name] = {"milliseconds": _delta(ca["milliseconds"], cb["milliseconds"]),
-                            "launches": _delta(ca["launches"], cb["launches"])}
+    components, families = (_class_deltas(a[axis], b[axis]) for axis in ("components", "families"))
     ms_a, ms_b = a["kernel_time_ns"] / 1e6, b["kernel_time_ns"] / 1e6
     overlap_a, overlap_b = (x["cpu_gpu_overlap"] or {} for x in (a, b))
     return {
@@ -37,6 +43,7 @@ def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any],
         "gpu_span_ms": _delta(a["gpu_span_ns"] / 1e6, b["gpu_span_ns"] / 1e6),
         "kernel_busy_percent": _delta(a["kernel_busy_percent_of_span"], b["kernel_busy_percent_of_span"]),
         "components": components,
+        "families": families,
         "appeared": [n for n, c in components.items() if c["launches"]["a"] == 0 and c["launches"]["b"] > 0],
         "vanished": [n for n, c in components.items() if c["launches"]["a"] > 0 and c["launches"]["b"] == 0],
         "launch_gaps": {

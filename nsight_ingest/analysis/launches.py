@@ -33,6 +33,17 @@ def _starved(row: dict[str, Any] | None) -> dict[str, Any]:
     }
 
 
+def _by_family(rows: list[dict[str, Any]], order: list[str]) -> dict[str, Any]:
+    """Launch-call duration and queue delay per family (launches.by_family rows), in family order."""
+    found = {r["family"]: r for r in rows}
+    return {family: {
+        "launches": int(r["launches"]),
+        "api_duration_ns": {"total_ns": int(r["api_total_ns"]), **percentiles(r["api"])},
+        "queue_delay_ns": {"queued_kernels": int(r["queued_kernels"]), "total_ns": int(r["queue_total_ns"]),
+                           **percentiles(r["queue"])},
+    } for family in order if (r := found.get(family))}
+
+
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The launch analysis of one capture or window, as a JSON-ready dict (options: `top` gaps to list)."""
     window = scope.context["window"]
@@ -56,10 +67,14 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "gaps": _gaps(gaps.get(None)),
         "largest_gaps": scope.rows("launches.largest_gaps", top=options["top"]),
         "gaps_by_component_pair": scope.rows("launches.gaps_by_component_pair"),
+        "gaps_by_family_pair": scope.rows("launches.gaps_by_family_pair"),
         "api_duration_ns": (
             {r["api_function"]: {"calls": r["calls"], **percentiles(r)} for r in calls} if has_launches else None
         ),
         "queue_delay_ns": queue_delay.delays(scope, capture),
+        "by_family": (_by_family(scope.rows("launches.by_family"),
+                                 [family for family, _ in scope.context["family_set"].classes()])
+                      if has_launches else None),
         **(_starved(starved.get(None)) if has_launches else {"cpu_starved_kernel_percent": None}),
     }
     if len(devices) > 1:
@@ -75,5 +90,5 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         ]
     result["integrity"] = integrity.check(scope, capture, coverage)
     result["inputs"] = inputs_block(capture.roles())
-    result["rule_set"] = rule_set_block(scope.context["rule_set"])
+    result["rule_set"] = rule_set_block(scope.context)
     return result

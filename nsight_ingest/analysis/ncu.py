@@ -88,7 +88,7 @@ def answer(scope: Scope, inputs: list[Ingested], options: dict[str, Any]) -> dic
         kernels.append({
             "id": launch["id"], "input": path_of[launch["trace_id"]], "name": launch["name"],
             "device": launch["device"], "duration_ns": launch["duration_ns"], "component": launch["component"],
-            "verdict": launch["verdict"], "metrics": metrics,
+            "family": launch["family"], "verdict": launch["verdict"], "metrics": metrics,
         })
     groups: dict[str, dict[str, Any]] = {}
     for row in scope.rows("ncu.groups", **selection):
@@ -106,5 +106,5 @@ def answer(scope: Scope, inputs: list[Ingested], options: dict[str, Any]) -> dic
         "kernels": kernels,
         "groups": [g for g in groups.values() if g["launches"] > 1],
         "unknown_units": scope.rows("ncu.unknown_units", traces=traces),
-        "rule_set": rule_set_block(scope.context["rule_set"]),
+        "rule_set": rule_set_block(scope.context),
     }

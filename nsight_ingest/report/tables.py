@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import PERCENTILE_KEYS, percent
@@ -78,6 +80,54 @@ def _components_table(components: dict[str, Any], policy: dict[str, str] | None)
     return table
 
 
+_IDENTIFIER = re.compile(r"[A-Za-z_]\w{2,}(?!\w|>?::)")  # no namespace: `<unnamed>::` tells no kernel apart
+
+
+def kernel_labels(names: list[str], short_names: list[str]) -> list[str]:
+    """A label per kernel for a table: its short name; where other kernels of the table share it (PyTorch's
+    elementwise_kernel serves many functors), the first identifier of its full name that none of them has
+    (`elementwise_kernel<silu_kernel>`), else a short hash of the full name, so different kernels never read the
+    same."""
+    labels = []
+    for name, short in zip(names, short_names, strict=True):
+        others = {n for n, s in zip(names, short_names, strict=True) if s == short and n != name}
+        if not others:
+            labels.append(short)
+            continue
+        theirs = {token for other in others for token in _IDENTIFIER.findall(other)}
+        mine = [token for token in _IDENTIFIER.findall(name) if token not in theirs and token != short]
+        if mine:
+            labels.append(f"{short}<{mine[0]}>")
+        else:
+            labels.append(f"{short} #{hashlib.sha1(name.encode()).hexdigest()[:6]}")
+    return labels
+
+
+def _families_table(families: dict[str, Any]) -> Table:
+    """The family split, families without kernels left out."""
+    table = _table(title="kernel families")
+    for column in ("family", "ms", "% kernel time", "launches"):
+        table.add_column(column, justify="left" if column == "family" else "right")
+    for name, f in families.items():
+        if f["launches"]:
+            table.add_row(name, f"{f['milliseconds']:,.3f}", _pct(f["percent_of_kernel_time"]), str(f["launches"]))
+    return table
+
+
+def _top_kernels_table(kernels: list[dict[str, Any]]) -> Table:
+    table = _table(title="top kernels")
+    for column in ("#", "kernel", "family", "component", "ms", "%", "launches", "mean us", "median us", "max us"):
+        table.add_column(column, justify="left" if column in ("kernel", "family", "component") else "right",
+                         overflow="fold", min_width=40 if column == "kernel" else None)
+    labels = kernel_labels([k["name"] for k in kernels], [k["short_name"] for k in kernels])
+    for rank, (label, k) in enumerate(zip(labels, kernels, strict=True), start=1):
+        split = "" if len(k["components"]) == 1 else f" (+{len(k['components']) - 1})"
+        table.add_row(str(rank), escape(label), k["family"], escape(k["component"] + split), _ms(k["total_ns"]),
+                      _pct(k["percent_of_kernel_time"]), str(k["launches"]), f"{k['mean_ns'] / 1e3:,.2f}",
+                      f"{k['median_ns'] / 1e3:,.2f}", f"{k['max_ns'] / 1e3:,.2f}")
+    return table
+
+
 def _title(command: str, result: dict[str, Any]) -> str:
     window = f" [{result['window']}]" if "window" in result else ""
     return f"{command} {result['source_gpu_trace']}{window}"
@@ -90,12 +140,16 @@ def print_classify(result: dict[str, Any], console: Console | None = None) -> No
     for line in _summary_lines(title, result):
         console.print(line, highlight=False)
     console.print(_components_table(result["components"], result["classification_policy"]))
+    console.print(_families_table(result["families"]))
+    console.print(_top_kernels_table(result["top_kernels"]))
     if len(result["devices"]) > 1:
         for device, summary in result["devices"].items():
             console.print()
             for line in _summary_lines(device, summary):
                 console.print(line, highlight=False)
             console.print(_components_table(summary["components"], None))
+            console.print(_families_table(summary["families"]))
+            console.print(_top_kernels_table(summary["top_kernels"]))
     inputs = ", ".join(
         f"{i['role']}={i['path']} ({i['rows']} rows, sha256 {i['sha256'][:12]})" for i in result["inputs"]
     )
@@ -156,6 +210,24 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
         pairs.add_row(f"{pair['before_component']} -> {pair['after_component']}", str(pair["gaps"]),
                       _ms(pair["total_ns"]))
     console.print(pairs)
+    family_pairs = _table(title="idle time by family pair")
+    for column in ("before -> after", "gaps", "total ms"):
+        family_pairs.add_column(column, justify="left" if column.startswith("before") else "right")
+    for pair in result["gaps_by_family_pair"][:15]:
+        family_pairs.add_row(f"{pair['before_family']} -> {pair['after_family']}", str(pair["gaps"]),
+                             _ms(pair["total_ns"]))
+    console.print(family_pairs)
+    if result["by_family"]:
+        families = _table(title="launch calls and queue delay by family (ms)")
+        for column in ("family", "launches", "call total", "call p50", "call p90", "call max", "queued",
+                       "queue total", "queue p50", "queue p90", "queue max"):
+            families.add_column(column, justify="left" if column == "family" else "right")
+        for name, f in result["by_family"].items():
+            call, queue = f["api_duration_ns"], f["queue_delay_ns"]
+            families.add_row(name, str(f["launches"]), _ms(call["total_ns"]),
+                             *(_ms(call[k]) for k in ("p50_ns", "p90_ns", "max_ns")), str(queue["queued_kernels"]),
+                             _ms(queue["total_ns"]), *(_ms(queue[k]) for k in ("p50_ns", "p90_ns", "max_ns")))
+        console.print(families)
 
 
 def print_queue_delay(result: dict[str, Any], console: Console | None = None) -> None:
@@ -180,9 +252,9 @@ def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
                              f" {attributes.get('l2_cache_size', '?')} B, {attributes.get('multiprocessor_count', '?')}"
                              " SMs"), highlight=False)
     table = _table()
-    for column in ("id", "kernel", "component", "us", "SM %", "mem %", "DRAM %", "L2 hit %", "verdict"):
-        table.add_column(column, justify="left" if column in ("kernel", "component", "verdict") else "right",
-                         overflow="fold")
+    for column in ("id", "kernel", "component", "family", "us", "SM %", "mem %", "DRAM %", "L2 hit %", "verdict"):
+        table.add_column(column, justify="left" if column in ("kernel", "component", "family", "verdict")
+                         else "right", overflow="fold")
 
     def metric(kernel: dict[str, Any], *names: str) -> str:
         for name in names:
@@ -193,7 +265,7 @@ def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
 
     for k in result["kernels"]:
         duration = "-" if k["duration_ns"] is None else f"{k['duration_ns'] / 1e3:,.2f}"
-        table.add_row(str(k["id"]), escape(k["name"][:60]), k["component"], duration,
+        table.add_row(str(k["id"]), escape(k["name"][:60]), k["component"], k["family"], duration,
                       metric(k, SM_THROUGHPUT), metric(k, MEMORY_THROUGHPUT), metric(k, *DRAM_THROUGHPUT),
                       metric(k, L2_HIT_RATE), k["verdict"] or "-")
     console.print(table)
@@ -225,6 +297,9 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
     row("busy %", result["kernel_busy_percent"], "{:.2f}")
     for name, c in result["components"].items():
         row(f"  {name} (ms)", c["milliseconds"])
+    for name, f in result["families"].items():
+        if f["launches"]["a"] or f["launches"]["b"]:
+            row(f"  family {name} (ms)", f["milliseconds"])
     row("launch gaps total (ns)", result["launch_gaps"]["total_ns"], "{:,.0f}")
     row("launch gap p90 (ns)", result["launch_gaps"]["p90_ns"], "{:,.0f}")
     row("launch overlap %", result["launch_overlap_percent"], "{:.2f}")
@@ -248,6 +323,12 @@ def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
     for name in unclassified["top_names"]:
         table.add_row(f"{name['milliseconds']:,.3f}", str(name["launches"]), escape(name["name"][:110]))
     console.print(table)
+    families = _table(title="unclassified time by kernel family")
+    for column in ("family", "ms", "% unclassified", "launches"):
+        families.add_column(column, justify="left" if column == "family" else "right")
+    for name, f in unclassified["by_family"].items():
+        families.add_row(name, f"{f['milliseconds']:,.3f}", _pct(f["percent_of_unclassified"]), str(f["launches"]))
+    console.print(families)
     rules = _table(title="rule files")
     for column in ("rule file", "kind", "matches", "won"):
         rules.add_column(column)

@@ -8,7 +8,7 @@ CREATE OR REPLACE MACRO kernel_key(name) AS
             regexp_replace(
                 regexp_replace(
                     regexp_replace(
-                        regexp_replace(name, '^[^/<(]*/', ''),                                   -- nvtx-name prefix
+                        kernel_bare_name(name),
                     '\((?:\w+ )*\w+\)(-?\d+)', '\1', 'g'),                                       -- (int)8 -> 8
                 '(?:\w+|<unnamed>|\(anonymous namespace\))::', '', 'g'),                         -- namespaces
             '\b(\d+)(?:u|ul|ull|l|ll)\b', '\1', 'g'),                                           -- 4096ul -> 4096

@@ -5,11 +5,14 @@
 --   capture           capture name (the file-name prefix of its trace set)
 --   trace_sha256      sha256 of the capture's cuda_gpu_trace
 --   metric            metric name (nsight_ingest.history.METRICS)
---   component         component, for per-component metrics; NULL otherwise
+--   component         component (family, for per-family metrics); NULL otherwise
+--   kernel            kernel_key of the kernel, for per-kernel metrics; NULL otherwise (and in files written
+--                     before kernels were kept)
 --   value             the value, in unit
 --   unit              ms | ns | % | count
 --   rule_set_version  the rule set that classified the capture
 --   date              the night of the run
 CREATE OR REPLACE TEMP TABLE history_rows AS
-    SELECT run_id, capture, trace_sha256, metric, component, value, unit, rule_set_version, date
-    FROM read_parquet($history_files, hive_partitioning = true);
+    SELECT run_id, capture, trace_sha256, metric, component, kernel, value, unit, rule_set_version, date
+    FROM (SELECT * FROM read_parquet($history_files, hive_partitioning = true, union_by_name = true)
+          UNION ALL BY NAME SELECT CAST(NULL AS VARCHAR) AS kernel WHERE false);  -- older files lack `kernel`

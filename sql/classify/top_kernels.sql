@@ -1,0 +1,67 @@
+-- The $top kernel names with the most kernel time, per device and for the whole scope (device NULL): one row per
+-- name, ranked by total time, ties by name. A name's kernels can fall in several components (context rules split
+-- a name by its neighbours): `components` gives each one's time, `component` the one holding most (ties: the
+-- first by component name). Medians are computed for the listed names only.
+-- requires: scope.kernels, classify.kernel_classes, classify.kernel_families, common.kernel_key
+-- returns: rows
+--   device          device label; NULL for the whole scope
+--   rank            1 for the name with the most time
+--   name            kernel name
+--   short_name      its short name (kernel_short_name)
+--   kernel_key      its dialect-neutral key (kernel_key): the same kernel in nsys, ncu and Kineto names
+--   family          its kernel family
+--   component       the component holding most of its time
+--   components      [{component, time_ns}] of every component holding its kernels, most time first
+--   launches        its kernels
+--   total_ns        their summed duration (ns)
+--   mean_ns         mean duration (ns)
+--   median_ns       median duration (ns), interpolated as quantile_cont
+--   min_ns          shortest (ns)
+--   max_ns          longest (ns)
+--   devices         the device labels it ran on, sorted
+WITH kernels AS (
+    SELECT k.device, k.name_id, k.duration_ns, c.component
+    FROM scope_kernels k JOIN kernel_classes c USING (context_key)
+),
+per_component AS (
+    SELECT grouping(device) = 1 AS whole, device, name_id, component, sum(duration_ns) AS time_ns
+    FROM kernels
+    GROUP BY GROUPING SETS ((device, name_id, component), (name_id, component))
+),
+totals AS (
+    SELECT grouping(device) = 1 AS whole, device, name_id,
+           count(*) AS launches, sum(duration_ns) AS total_ns, avg(duration_ns) AS mean_ns,
+           min(duration_ns) AS min_ns, max(duration_ns) AS max_ns,
+           list(DISTINCT device ORDER BY device) AS devices
+    FROM kernels
+    GROUP BY GROUPING SETS ((device, name_id), (name_id))
+),
+ranked AS (
+    SELECT t.*, f.name, f.short_name, f.family,
+           row_number() OVER (PARTITION BY t.whole, t.device ORDER BY t.total_ns DESC, f.name) AS rank
+    FROM totals t JOIN kernel_families f USING (name_id)
+    QUALIFY rank <= $top
+),
+medians AS (
+    SELECT false AS whole, k.device, k.name_id, median(k.duration_ns) AS median_ns
+    FROM kernels k SEMI JOIN ranked r ON NOT r.whole AND r.device = k.device AND r.name_id = k.name_id
+    GROUP BY k.device, k.name_id
+    UNION ALL
+    SELECT true, NULL, k.name_id, median(k.duration_ns)
+    FROM kernels k SEMI JOIN ranked r ON r.whole AND r.name_id = k.name_id
+    GROUP BY k.name_id
+),
+splits AS (
+    SELECT whole, device, name_id,
+           list({'component': component, 'time_ns': time_ns} ORDER BY time_ns DESC, component) AS components
+    FROM per_component
+    GROUP BY whole, device, name_id
+)
+SELECT CASE WHEN r.whole THEN NULL ELSE r.device END AS device, r.rank, r.name, r.short_name,
+       kernel_key(r.name) AS kernel_key, r.family,
+       s.components[1].component AS component, s.components, r.launches, r.total_ns, r.mean_ns, m.median_ns,
+       r.min_ns, r.max_ns, r.devices
+FROM ranked r
+JOIN splits s ON s.whole = r.whole AND s.device IS NOT DISTINCT FROM r.device AND s.name_id = r.name_id
+JOIN medians m ON m.whole = r.whole AND m.device IS NOT DISTINCT FROM r.device AND m.name_id = r.name_id
+ORDER BY r.whole DESC, r.device, r.rank

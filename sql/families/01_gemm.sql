@@ -1,0 +1,10 @@
+-- family: gemm | dense matrix multiply in any precision or library: cuBLAS/cuBLASLt (nvjet, xmma, split-K reduce), CUTLASS/CuTe (block-scaled, grouped/MoE), Triton matmul templates, gemv
+-- Library GEMM kernels by their tokens; a Triton `triton_tem_*` template is a matmul (priority 3 beats the Triton
+-- prefix rules of the other families) unless it is an attention template (02_attention.sql). Convolutions that run
+-- as implicit GEMMs are convolution (priority 15 beats 20).
+SELECT name, 'gemm' AS family,
+       CASE WHEN regexp_matches(bare_name, '^triton_tem_') THEN 3 ELSE 20 END AS priority
+FROM kernel_names
+WHERE regexp_matches(bare_name, '^triton_tem_')
+   OR regexp_matches(bare_name, '(?i)gemm|gemv|matmul|nvjet_|splitKreduce|_bmm|bmm_|scaled_mm|blockscaled|cublas|cutlass3x_|tensorop_')
+   OR regexp_matches(bare_name, '(^|[^A-Za-z0-9])(Marlin|marlin::Marlin|CollectiveMma)(<|\(|$)')

@@ -1,0 +1,9 @@
+-- family: reduction | reductions, softmax, argmax, cross-entropy, norms of tensors (PyTorch reduce_kernel, Triton triton_red_* and triton_per_*, CUB reduce)
+-- A Triton reduction or persistent-reduction kernel is placed by its prefix (priority 5) unless it fuses a
+-- normalization (04_normalization.sql, priority 2); other reductions by name (priority 40).
+SELECT name, 'reduction' AS family,
+       CASE WHEN regexp_matches(bare_name, '^triton_(red|per)_') THEN 5 ELSE 40 END AS priority
+FROM kernel_names
+WHERE regexp_matches(bare_name, '^triton_(red|per)_')
+   OR regexp_matches(bare_name, '(^|[^A-Za-z0-9])(reduce_kernel|DeviceReduce\w*|DeviceSegmentedReduce\w*)(<|\(|$)')
+   OR regexp_matches(bare_name, '(?i)softmax|argmax|argmin|cross_?entropy|nll_loss|logsumexp|reduce_(sum|max|min|mean)|(^|[^a-z])(sum|mean)_kernel')

@@ -1,0 +1,47 @@
+-- Launch-call duration and queue delay per kernel family: each kern_exec row is matched to the kernel of its
+-- device that starts at its kernel start (the first family by name when two kernels start at the same
+-- nanosecond); rows without a kernel are left out (scope.launch_coverage counts them). Percentiles interpolate as
+-- quantile_cont, from the values counted per distinct length (ns_percentiles).
+-- requires: scope.kernels, scope.launches, classify.kernel_families, common.percentiles
+-- returns: rows
+--   family              kernel family
+--   launches            launch rows matched to a kernel of the family
+--   api_total_ns        summed launch-call duration (ns)
+--   api                 {p50_ns, p90_ns, p99_ns, max_ns} of the launch-call duration (ns)
+--   queued_kernels      rows with a queue duration
+--   queue_total_ns      summed queue duration (ns)
+--   queue               {p50_ns, p90_ns, p99_ns, max_ns} of the queue duration (ns); NULLs when none queued
+WITH kernel_at AS (
+    SELECT coalesce(k.device_index, 0) AS device_index, k.start_ns, min(f.family) AS family
+    FROM scope_kernels k JOIN kernel_families f USING (name_id)
+    GROUP BY ALL
+),
+matched AS (
+    SELECT k.family, l.api_duration_ns, l.queue_duration_ns
+    FROM scope_launches l
+    JOIN kernel_at k ON k.device_index = l.device_index AND k.start_ns = l.kernel_start_ns
+),
+api_lengths AS (
+    SELECT family, api_duration_ns AS v, count(*) AS c FROM matched GROUP BY ALL
+),
+api AS (
+    SELECT family, sum(c) AS launches, sum(CAST(v AS HUGEINT) * c) AS api_total_ns,
+           ns_percentiles(v, upto, n) AS api
+    FROM (SELECT *, sum(c) OVER (PARTITION BY family ORDER BY v) AS upto, sum(c) OVER (PARTITION BY family) AS n
+          FROM api_lengths)
+    GROUP BY family
+),
+queue_lengths AS (
+    SELECT family, queue_duration_ns AS v, count(*) AS c FROM matched WHERE queue_duration_ns IS NOT NULL GROUP BY ALL
+),
+queue AS (
+    SELECT family, sum(c) AS queued_kernels, sum(CAST(v AS HUGEINT) * c) AS queue_total_ns,
+           ns_percentiles(v, upto, n) AS queue
+    FROM (SELECT *, sum(c) OVER (PARTITION BY family ORDER BY v) AS upto, sum(c) OVER (PARTITION BY family) AS n
+          FROM queue_lengths)
+    GROUP BY family
+)
+SELECT a.family, a.launches, a.api_total_ns, a.api, coalesce(q.queued_kernels, 0) AS queued_kernels,
+       coalesce(q.queue_total_ns, 0) AS queue_total_ns, q.queue
+FROM api a LEFT JOIN queue q USING (family)
+ORDER BY a.family
