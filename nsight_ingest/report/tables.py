@@ -37,6 +37,10 @@ def _ms(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1e6:,.3f}"
 
 
+def _us(ns: float | None) -> str:
+    return "-" if ns is None else f"{ns / 1e3:,.1f}"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}%"
 
@@ -203,30 +207,24 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
         largest.add_row(_ms(gap["gap_ns"]), escape(f"[{gap['before_component']}] {gap['before'][:70]}"),
                         escape(f"[{gap['after_component']}] {gap['after'][:70]}"))
     console.print(largest)
-    pairs = _table(title="idle time by component pair")
-    for column in ("before -> after", "gaps", "total ms"):
-        pairs.add_column(column, justify="left" if column.startswith("before") else "right")
-    for pair in result["gaps_by_component_pair"][:15]:
-        pairs.add_row(f"{pair['before_component']} -> {pair['after_component']}", str(pair["gaps"]),
-                      _ms(pair["total_ns"]))
-    console.print(pairs)
-    family_pairs = _table(title="idle time by family pair")
-    for column in ("before -> after", "gaps", "total ms"):
-        family_pairs.add_column(column, justify="left" if column.startswith("before") else "right")
-    for pair in result["gaps_by_family_pair"][:15]:
-        family_pairs.add_row(f"{pair['before_family']} -> {pair['after_family']}", str(pair["gaps"]),
-                             _ms(pair["total_ns"]))
-    console.print(family_pairs)
+    for axis in ("component", "family"):
+        pairs = _table(title=f"idle time by {axis} pair")
+        for column in ("before -> after", "gaps", "total ms"):
+            pairs.add_column(column, justify="left" if column.startswith("before") else "right")
+        for pair in result[f"gaps_by_{axis}_pair"][:15]:
+            pairs.add_row(f"{pair[f'before_{axis}']} -> {pair[f'after_{axis}']}", str(pair["gaps"]),
+                          _ms(pair["total_ns"]))
+        console.print(pairs)
     if result["by_family"]:
-        families = _table(title="launch calls and queue delay by family (ms)")
+        families = _table(title="launch calls and queue delay by family (us)")
         for column in ("family", "launches", "call total", "call p50", "call p90", "call max", "queued",
                        "queue total", "queue p50", "queue p90", "queue max"):
             families.add_column(column, justify="left" if column == "family" else "right")
         for name, f in result["by_family"].items():
             call, queue = f["api_duration_ns"], f["queue_delay_ns"]
-            families.add_row(name, str(f["launches"]), _ms(call["total_ns"]),
-                             *(_ms(call[k]) for k in ("p50_ns", "p90_ns", "max_ns")), str(queue["queued_kernels"]),
-                             _ms(queue["total_ns"]), *(_ms(queue[k]) for k in ("p50_ns", "p90_ns", "max_ns")))
+            families.add_row(name, str(f["launches"]), _us(call["total_ns"]),
+                             *(_us(call[k]) for k in ("p50_ns", "p90_ns", "max_ns")), str(queue["queued_kernels"]),
+                             _us(queue["total_ns"]), *(_us(queue[k]) for k in ("p50_ns", "p90_ns", "max_ns")))
         console.print(families)
 
 

@@ -21,27 +21,21 @@ matched AS (
     FROM scope_launches l
     JOIN kernel_at k ON k.device_index = l.device_index AND k.start_ns = l.kernel_start_ns
 ),
-api_lengths AS (
-    SELECT family, api_duration_ns AS v, count(*) AS c FROM matched GROUP BY ALL
+lengths AS (  -- each distribution counted per distinct length
+    SELECT family, 'api' AS kind, api_duration_ns AS v, count(*) AS c FROM matched GROUP BY ALL
+    UNION ALL
+    SELECT family, 'queue', queue_duration_ns, count(*) FROM matched WHERE queue_duration_ns IS NOT NULL GROUP BY ALL
 ),
-api AS (
-    SELECT family, sum(c) AS launches, sum(CAST(v AS HUGEINT) * c) AS api_total_ns,
-           ns_percentiles(v, upto, n) AS api
-    FROM (SELECT *, sum(c) OVER (PARTITION BY family ORDER BY v) AS upto, sum(c) OVER (PARTITION BY family) AS n
-          FROM api_lengths)
-    GROUP BY family
-),
-queue_lengths AS (
-    SELECT family, queue_duration_ns AS v, count(*) AS c FROM matched WHERE queue_duration_ns IS NOT NULL GROUP BY ALL
-),
-queue AS (
-    SELECT family, sum(c) AS queued_kernels, sum(CAST(v AS HUGEINT) * c) AS queue_total_ns,
-           ns_percentiles(v, upto, n) AS queue
-    FROM (SELECT *, sum(c) OVER (PARTITION BY family ORDER BY v) AS upto, sum(c) OVER (PARTITION BY family) AS n
-          FROM queue_lengths)
-    GROUP BY family
+stats AS (
+    SELECT family, kind, sum(c) AS values, sum(CAST(v AS HUGEINT) * c) AS total_ns, ns_percentiles(v, upto, n) AS p
+    FROM (SELECT *, sum(c) OVER (PARTITION BY family, kind ORDER BY v) AS upto,
+                 sum(c) OVER (PARTITION BY family, kind) AS n
+          FROM lengths)
+    GROUP BY family, kind
 )
-SELECT a.family, a.launches, a.api_total_ns, a.api, coalesce(q.queued_kernels, 0) AS queued_kernels,
-       coalesce(q.queue_total_ns, 0) AS queue_total_ns, q.queue
-FROM api a LEFT JOIN queue q USING (family)
+SELECT a.family, a.values AS launches, a.total_ns AS api_total_ns, a.p AS api,
+       coalesce(q.values, 0) AS queued_kernels, coalesce(q.total_ns, 0) AS queue_total_ns, q.p AS queue
+FROM stats a
+LEFT JOIN stats q ON q.family = a.family AND q.kind = 'queue'
+WHERE a.kind = 'api'
 ORDER BY a.family
