@@ -1,6 +1,6 @@
 -- Kernel time and launches per (component, sub-component) of the scope, per device and for the whole scope
 -- (device NULL).
--- requires: scope.kernels, classify.kernel_classes
+-- requires: classify.class_times
 -- returns: rows
 --   device         device label; NULL for the whole scope
 --   component      component
@@ -8,11 +8,10 @@
 --   launches       kernels
 --   time_ns        summed kernel durations (ns)
 SELECT
-    CASE WHEN grouping(k.device) = 1 THEN NULL ELSE k.device END AS device,
-    c.component,
-    c.sub_component,
-    count(*)                 AS launches,
-    sum(k.duration_ns)       AS time_ns
-FROM scope_kernels k
-JOIN kernel_classes c USING (context_key)
-GROUP BY GROUPING SETS ((k.device, c.component, c.sub_component), (c.component, c.sub_component))
+    CASE WHEN grouping(device) = 1 THEN NULL ELSE device END AS device,
+    component,
+    sub_component,
+    sum(launches) AS launches,
+    sum(time_ns)  AS time_ns
+FROM class_times
+GROUP BY GROUPING SETS ((device, component, sub_component), (component, sub_component))

@@ -1,6 +1,6 @@
 -- Kernel time and launches per kernel family, within each component and over all of them, per device and for the
 -- whole scope.
--- requires: scope.kernels, classify.kernel_classes, classify.kernel_families
+-- requires: classify.class_times
 -- returns: rows
 --   device     device label; NULL for the whole scope
 --   component  component; NULL for every component together
@@ -8,12 +8,10 @@
 --   launches   kernels
 --   time_ns    summed kernel durations (ns)
 SELECT
-    CASE WHEN grouping(k.device) = 1 THEN NULL ELSE k.device END       AS device,
-    CASE WHEN grouping(c.component) = 1 THEN NULL ELSE c.component END AS component,
-    f.family,
-    count(*)           AS launches,
-    sum(k.duration_ns) AS time_ns
-FROM scope_kernels k
-JOIN kernel_classes c USING (context_key)
-JOIN kernel_families f USING (name_id)
-GROUP BY GROUPING SETS ((k.device, c.component, f.family), (k.device, f.family), (c.component, f.family), (f.family))
+    CASE WHEN grouping(device) = 1 THEN NULL ELSE device END       AS device,
+    CASE WHEN grouping(component) = 1 THEN NULL ELSE component END AS component,
+    family,
+    sum(launches) AS launches,
+    sum(time_ns)  AS time_ns
+FROM class_times
+GROUP BY GROUPING SETS ((device, component, family), (device, family), (component, family), (family))

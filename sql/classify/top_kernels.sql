@@ -2,7 +2,7 @@
 -- name, ranked by total time, ties by name. A name's kernels can fall in several components (context rules split
 -- a name by its neighbours): `components` gives each one's time, `component` the one holding most (ties: the
 -- first by component name). Medians are computed for the listed names only.
--- requires: scope.kernels, classify.kernel_classes, classify.kernel_families, common.kernel_key
+-- requires: classify.class_times, classify.kernel_families, scope.kernels, common.kernel_key
 -- returns: rows
 --   device          device label; NULL for the whole scope
 --   rank            1 for the name with the most time
@@ -19,21 +19,17 @@
 --   min_ns          shortest (ns)
 --   max_ns          longest (ns)
 --   devices         the device labels it ran on, sorted
-WITH kernels AS (
-    SELECT k.device, k.name_id, k.duration_ns, c.component
-    FROM scope_kernels k JOIN kernel_classes c USING (context_key)
-),
-per_component AS (
-    SELECT grouping(device) = 1 AS whole, device, name_id, component, sum(duration_ns) AS time_ns
-    FROM kernels
+WITH per_component AS (
+    SELECT grouping(device) = 1 AS whole, device, name_id, component, sum(time_ns) AS time_ns
+    FROM class_times
     GROUP BY GROUPING SETS ((device, name_id, component), (name_id, component))
 ),
 totals AS (
     SELECT grouping(device) = 1 AS whole, device, name_id,
-           count(*) AS launches, sum(duration_ns) AS total_ns, avg(duration_ns) AS mean_ns,
-           min(duration_ns) AS min_ns, max(duration_ns) AS max_ns,
+           sum(launches) AS launches, sum(time_ns) AS total_ns, sum(time_ns) / sum(launches) AS mean_ns,
+           min(min_ns) AS min_ns, max(max_ns) AS max_ns,
            list(DISTINCT device ORDER BY device) AS devices
-    FROM kernels
+    FROM class_times
     GROUP BY GROUPING SETS ((device, name_id), (name_id))
 ),
 ranked AS (
@@ -42,14 +38,11 @@ ranked AS (
     FROM totals t JOIN kernel_families f USING (name_id)
     QUALIFY rank <= $top
 ),
-medians AS (
-    SELECT false AS whole, k.device, k.name_id, median(k.duration_ns) AS median_ns
-    FROM kernels k SEMI JOIN ranked r ON NOT r.whole AND r.device = k.device AND r.name_id = k.name_id
-    GROUP BY k.device, k.name_id
-    UNION ALL
-    SELECT true, NULL, k.name_id, median(k.duration_ns)
-    FROM kernels k SEMI JOIN ranked r ON r.whole AND r.name_id = k.name_id
-    GROUP BY k.name_id
+medians AS (  -- the durations of the listed names only
+    SELECT grouping(device) = 1 AS whole, device, name_id, median(duration_ns) AS median_ns
+    FROM scope_kernels
+    WHERE name_id IN (SELECT name_id FROM ranked)
+    GROUP BY GROUPING SETS ((device, name_id), (name_id))
 ),
 splits AS (
     SELECT whole, device, name_id,
