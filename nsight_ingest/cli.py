@@ -24,6 +24,7 @@ app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_
                   help="Turn Nsight Systems / Nsight Compute CSV exports into answers.")
 # the usage error of the click typer runs on (typer re-exports only its BadParameter subclass)
 UsageError = typer.BadParameter.__mro__[1]
+NoArgsIsHelpError = sys.modules[UsageError.__module__].NoArgsIsHelpError  # raised by a group given no arguments
 rules_app = typer.Typer(no_args_is_help=True, help="Inspect a classification rule set.")
 app.add_typer(rules_app, name="rules")
 
@@ -272,9 +273,9 @@ def main() -> None:
     try:
         code = app(standalone_mode=False)
     except UsageError as exc:
-        usage = exc.ctx.get_help() if exc.ctx is not None else None
-        if str(exc) == usage:  # a command given no arguments: its help
-            print(usage)
+        if isinstance(exc, NoArgsIsHelpError):  # a group given no arguments: its help
+            # typer's rich help printed itself when the error was made (its text is ""); plain help is the text
+            print(exc) if str(exc) else None
         else:
             where = f"{exc.ctx.command_path}: " if exc.ctx is not None else ""
             _warn(f"error: {where}{first_line(exc)} (see --help)")

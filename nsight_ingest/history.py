@@ -6,6 +6,7 @@ leaves only whole files. Queries read it through the history.rows module.
 
 from __future__ import annotations
 
+import hashlib
 import math
 import os
 from dataclasses import dataclass, field
@@ -44,9 +45,21 @@ TOP_KERNELS = 20  # kernels with a kernel_ms row per capture
 HISTORY_FILES = "date=*/*.parquet"
 HISTORY_SCHEMA = pa.schema([("run_id", pa.string()), ("capture", pa.string()), ("trace_sha256", pa.string()),
                             ("metric", pa.string()), ("component", pa.string()), ("value", pa.float64()),
-                            ("unit", pa.string()), ("rule_set_version", pa.string()), ("kernel", pa.string())])
-# Files written before top kernels were kept lack the `kernel` column; they are read as it being NULL.
-_WITHOUT_KERNEL = [name for name in HISTORY_SCHEMA.names if name != "kernel"]
+                            ("unit", pa.string()), ("rule_set_version", pa.string()), ("kernel", pa.string()),
+                            ("family_set_version", pa.string())])
+# Files written before kernel families and top kernels were kept lack these columns; they read as NULL.
+_ADDED_LATER = ("kernel", "family_set_version")
+_EARLIER = sorted(name for name in HISTORY_SCHEMA.names if name not in _ADDED_LATER)
+FAMILY_METRICS = ("family_ms", "family_launches")  # rows that depend on the family rule set
+
+
+@dataclass(frozen=True)
+class RuleVersions:
+    """The rule sets a night is classified with: the component rules' and the family rules' versions (a metric is
+    judged only against rows of the same versions, so a rule change starts a new baseline for what it changes)."""
+
+    rule_set: str
+    family_set: str
 
 
 def metric_rows(summary: dict[str, Any], launch: dict[str, Any]) -> list[dict[str, Any]]:
@@ -102,8 +115,8 @@ def files(history: Path) -> tuple[list[str], list[str]]:
 
 
 def _fits(schema: pa.Schema) -> bool:
-    """True when a file's columns are the history's (or those before `kernel`), each of its type or all NULL."""
-    return sorted(schema.names) in (sorted(HISTORY_SCHEMA.names), sorted(_WITHOUT_KERNEL)) and all(
+    """True when a file's columns are the history's (or its earlier ones), each of its type or all NULL."""
+    return sorted(schema.names) in (sorted(HISTORY_SCHEMA.names), _EARLIER) and all(
         schema.field(f.name).type in (f.type, pa.null()) for f in HISTORY_SCHEMA if f.name in schema.names)
 
 
@@ -119,13 +132,14 @@ def _scope(readable: list[str], context: dict[str, Any] | None = None) -> Scope:
     return Scope(duckdb.connect(), {"history_files": readable}, context or {})
 
 
-def summarized(history: Path, rule_set_version: str, day: date) -> set[str]:
-    """sha256 of the gpu traces the history already holds for this night and rule-set version."""
+def summarized(history: Path, versions: RuleVersions, day: date) -> set[str]:
+    """sha256 of the gpu traces the history already holds for this night and these rule sets."""
     readable, _ = files(history)
     if not readable:
         return set()
-    return {r["trace_sha256"] for r in _scope(readable).rows("history.summarized", rule_set_version=rule_set_version,
-                                                            day=day)}
+    rows = _scope(readable).rows("history.summarized", rule_set_version=versions.rule_set,
+                                 family_set_version=versions.family_set, day=day)
+    return {r["trace_sha256"] for r in rows}
 
 
 def write_rows(history: Path, day: date, run_id: str, capture: str, result: dict[str, Any]) -> Path:
@@ -133,10 +147,13 @@ def write_rows(history: Path, day: date, run_id: str, capture: str, result: dict
     import pyarrow.parquet as pq
 
     rows = [{"run_id": run_id, "capture": capture, "trace_sha256": result["trace_sha256"], **row,
-             "rule_set_version": result["rule_set_version"]} for row in result["rows"]]
+             "rule_set_version": result["rule_set_version"], "family_set_version": result["family_set_version"]}
+            for row in result["rows"]]
     folder = history / f"date={day.isoformat()}"
     folder.mkdir(parents=True, exist_ok=True)
-    final = folder / f"{run_id}-{result['trace_sha256'][:16]}.parquet"
+    # the capture's name is in the file's: two captures of the same bytes are two files
+    named = hashlib.sha256(capture.encode()).hexdigest()[:8]
+    final = folder / f"{run_id}-{result['trace_sha256'][:16]}-{named}.parquet"
     partial = final.with_suffix(".parquet.partial")
     pq.write_table(pa.Table.from_pylist(rows, schema=HISTORY_SCHEMA), partial)
     os.replace(partial, final)
@@ -167,13 +184,14 @@ def fill_directions(scope: Scope) -> None:
                           list(scope.context["baseline"].directions.items()))
 
 
-def check(history: Path, day: date, rule_set_version: str, baseline: Baseline) -> list[dict[str, Any]]:
+def check(history: Path, day: date, versions: RuleVersions, baseline: Baseline) -> list[dict[str, Any]]:
     """Every checked metric of the night `day` with its baseline, limit and whether it regressed."""
     readable, _ = files(history)
     if not readable:
         return []
     return _scope(readable, {"baseline": baseline}).rows(
-        "history.regressions", day=day, rule_set_version=rule_set_version, baseline_runs=baseline.runs,
+        "history.regressions", day=day, rule_set_version=versions.rule_set, family_set_version=versions.family_set,
+        family_metrics=list(FAMILY_METRICS), baseline_runs=baseline.runs,
         mad_k=baseline.mad_k, min_change=baseline.min_change, min_baseline=baseline.min_runs)
 
 

@@ -24,7 +24,7 @@ from nsight_ingest.errors import InputError
 from nsight_ingest.pipeline import CaptureFiles
 from nsight_ingest.readers.forms import form_of
 from nsight_ingest.readers.source import file_hashes, sibling
-from nsight_ingest.rules import RuleSet, classification_version, load_family_set, load_rule_set
+from nsight_ingest.rules import RuleSet, load_family_set, load_rule_set
 
 GPU_TRACE = re.compile(r"^(?P<capture>.+)_cuda_gpu_trace\.csv(?:\.gz)?$")
 EXPORT_DIRECTORY = re.compile(r"^(?P<capture>.+?)(?:_pq|_parquet|_arrow|\.parquetdir|\.arrowdir)?$")
@@ -109,14 +109,18 @@ class RuleFolders:
         """The component and family rule sets."""
         return load_rule_set(self.rules), load_family_set(self.families)
 
+    def versions(self) -> history.RuleVersions:
+        """The versions of the two rule sets."""
+        rule_set, family_set = self.load()
+        return history.RuleVersions(rule_set.version, family_set.version)
+
 
 def capture_rows(capture: NamedCapture, folders: RuleFolders) -> dict[str, Any]:
     """Summarize one capture: its gpu-trace sha256 and its history rows."""
     run = pipeline.Run(store.connect(), *folders.load())
     stored, summary, launch = pipeline.classify_and_launches(run, capture.files, history.TOP_KERNELS)
-    return {"trace_sha256": stored.gpu_trace.sha256,
-            "rule_set_version": classification_version(run.rule_set, run.family_set),
-            "rows": history.metric_rows(summary, launch)}
+    return {"trace_sha256": stored.gpu_trace.sha256, "rule_set_version": run.rule_set.version,
+            "family_set_version": run.family_set.version, "rows": history.metric_rows(summary, launch)}
 
 
 def new_run_id() -> str:
@@ -182,7 +186,7 @@ class RunResult:
 
     run_id: str
     day: date
-    rule_set_version: str
+    versions: history.RuleVersions
     found: int = 0
     written: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
@@ -207,7 +211,7 @@ def summarize(directory: str | Path, history_dir: Path, day: date, folders: Rule
 
     if not math.isfinite(lock_timeout):
         raise InputError(f"--lock-timeout {lock_timeout}: not a number of seconds")
-    version = classification_version(*folders.load())
+    versions = folders.versions()
     if history_dir.exists() and not history_dir.is_dir():
         raise InputError(f"{history_dir}: --history names a file; it must be a folder")
     history_dir.mkdir(parents=True, exist_ok=True)
@@ -222,8 +226,8 @@ def summarize(directory: str | Path, history_dir: Path, day: date, folders: Rule
         if not captures and not allow_empty:
             raise InputError(f"{directory}: no captures found (a broken capture pipeline?); --allow-empty accepts "
                              f"an empty night")
-        done = history.summarized(history_dir, version, day)
-        result = RunResult(new_run_id(), day, version, len(captures),
+        done = history.summarized(history_dir, versions, day)
+        result = RunResult(new_run_id(), day, versions, len(captures),
                            damaged_history=history.files(history_dir)[1])
         todo = []
         for capture in captures:
@@ -286,16 +290,17 @@ def job(directory: str | Path, history_dir: Path, day: date, folders: RuleFolder
     from nsight_ingest.report import nightly_page, write_whole
 
     result = summarize(directory, history_dir, day, folders, runner, progress, lock_timeout, allow_empty)
-    checks = history.check(history_dir, day, result.rule_set_version, baseline)
+    checks = history.check(history_dir, day, result.versions, baseline)
     captures = sorted({c["capture"] for c in checks})
     folder = report_dir or history_dir / "reports"
     folder.mkdir(parents=True, exist_ok=True)
-    summary = {"run_id": result.run_id, "date": day.isoformat(), "rule_set_version": result.rule_set_version,
+    summary = {"run_id": result.run_id, "date": day.isoformat(), "rule_set_version": result.versions.rule_set,
+               "family_set_version": result.versions.family_set,
                "traces_found": result.found, "written": result.written, "skipped": result.skipped,
                "failed": result.failed, "damaged_history_files": result.damaged_history}
     markdown, page = folder / f"{day.isoformat()}.md", folder / f"{day.isoformat()}.html"
     write_whole(markdown, nightly_page.nightly_markdown(summary, checks))
-    write_whole(page, nightly_page.nightly_html(summary, checks, history.series(history_dir, result.rule_set_version,
+    write_whole(page, nightly_page.nightly_html(summary, checks, history.series(history_dir, result.versions.rule_set,
                                                                                 captures)))
     regressed = [c for c in checks if c["regressed"]]
     printed = {**summary, "checked_metrics": len(checks), "regressions": regressed,

@@ -18,7 +18,7 @@ from nsight_ingest.readers import forms
 from nsight_ingest.readers.forms import Input, as_input
 from nsight_ingest.readers.source import sibling
 from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, LAUNCHES, NCU, RANKS, Analysis
-from nsight_ingest.rules import RuleSet, classification_version, load_family_set
+from nsight_ingest.rules import RuleSet, load_family_set
 from nsight_ingest.sqlmodules import ModuleError, Scope, order
 
 
@@ -253,7 +253,8 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
     The analysis name and options (and the rule sets' version, for an analysis that classifies), with the inputs'
     trace ids and the window choice, key the result in the store, so asking again reads the stored result."""
     capture = open_capture(run, files, choice.needs_nvtx)
-    rules = {"rule_set_version": classification_version(run.rule_set, run.family_set)} if analysis.uses_rules else {}
+    rules = ({"rule_set_version": run.rule_set.version, "family_set_version": run.family_set.version}
+             if analysis.uses_rules else {})
     key = json.dumps({"command": analysis.name, **options, **rules, "code": store_cache.code_fingerprint(),
                       "inputs": sorted((i.trace_id, i.path) for i, _ in capture.roles()),
                       "nvtx": choice.nvtx, "range": choice.time_range, "per_nvtx": choice.per_nvtx},

@@ -34,6 +34,7 @@ from nsight_ingest.sqlmodules import Scope, fills
 
 OTHER = "other"
 OTHER_POLICY = "all unmatched kernels"
+RULE_SECONDS = 60.0  # the longest a rule file may run (on names: the bundled ones take milliseconds)
 
 
 @dataclass(frozen=True)
@@ -124,10 +125,6 @@ def load_family_set(directory: str | Path | None = None) -> RuleSet:
     return load_rule_set(directory, FAMILIES)
 
 
-def classification_version(rule_set: RuleSet, family_set: RuleSet) -> str:
-    """One version of a component and a family rule set together (what a classified result depends on)."""
-    return hashlib.sha256(f"{rule_set.version}/{family_set.version}".encode()).hexdigest()[:16]
-
 
 _NOT_NULL = re.compile(r"NOT NULL constraint failed: \w+\.\"?(\w+)")  # a keyword column is quoted
 _CONTEXT_COLUMNS = ("context_key", "component", "sub_component", "priority")
@@ -162,7 +159,10 @@ def _collect(scope: Scope, rule_set: RuleSet, table: str, by_context: bool) -> N
     with user_sql.sandbox({relation: rows_given}, store.MEMORY_LIMIT) as box:
         for rank, rule in rules:
             try:
-                rows = box.sql(rule.sql).to_arrow_table()
+                rows = user_sql.rows_within(box, rule.sql, RULE_SECONDS)
+            except duckdb.InterruptException:
+                raise InputError(f"{rule.path}: rule SQL ran longer than {RULE_SECONDS:g} s (a recursion that never "
+                                 f"ends?)") from None
             except duckdb.Error as exc:
                 raise InputError(f"{rule.path}: rule SQL failed: {first_line(exc)}") from None
             if by_context and "context_key" not in rows.column_names:

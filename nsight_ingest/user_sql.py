@@ -65,6 +65,17 @@ def identifiers(sql: str) -> set[str]:
             if kind == duckdb.token_type.identifier}
 
 
+def rows_within(con: duckdb.DuckDBPyConnection, sql: str, seconds: float) -> pa.Table:
+    """The rows of `sql` on `con`, interrupted after `seconds` (DuckDB has no statement timeout: a recursive CTE
+    that never ends would hang the command); an interrupted statement raises duckdb.InterruptException."""
+    watchdog = threading.Timer(seconds, con.interrupt)
+    watchdog.start()
+    try:
+        return con.sql(sql).to_arrow_table()
+    finally:
+        watchdog.cancel()
+
+
 def sandbox(relations: dict[str, pa.Table], memory_limit: str) -> duckdb.DuckDBPyConnection:
     """A new in-memory DuckDB holding only `relations`, as read-only views of those names (a statement cannot
     change them for the next), within `memory_limit` and with no spill folder (the one folder DuckDB would still let

@@ -649,3 +649,23 @@ def test_binary_stream_is_refused_at_once(run_cli):
 def test_abba_zero_and_repeated_timings(run_cli, tmp_path, rows, message):
     (tmp_path / "t.csv").write_text("trial,variant,update,seconds\n" + rows)
     assert message in error_line(run_cli("compare", "--abba", tmp_path / "t.csv"))
+
+
+def test_an_option_out_of_range_is_one_line_and_no_help(run_cli):
+    """A bad option value: one line on stderr, nothing on stdout (the help is for a group given no arguments)."""
+    out = run_cli("classify", "x_cuda_gpu_trace.csv", "--top", "0")
+    assert out.code == 2 and out.out == "" and len(out.err.strip().splitlines()) == 1 and "--top" not in out.out
+    assert "Usage" in run_cli().out
+
+
+def test_a_rule_that_never_ends_is_stopped(run_cli, tmp_path, monkeypatch):
+    """A rule file whose recursion never ends is interrupted after the rules' time limit: one line, exit 2."""
+    from nsight_ingest import rules
+
+    monkeypatch.setattr(rules, "RULE_SECONDS", 0.5)
+    folder = write_rules(tmp_path / "families", {"f.sql": (
+        "-- family: a | x\nWITH RECURSIVE t(n) AS (SELECT 1 UNION ALL SELECT n + 1 FROM t) "
+        "SELECT name, 'a' AS family, 1 AS priority FROM kernel_names, t WHERE n < 0")})
+    trace = write(tmp_path / "t_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(0, 10, "k")])
+    out = run_cli("classify", str(trace), "--families", str(folder), "--no-cache")
+    assert out.code == 2 and "ran longer than 0.5 s" in out.err and len(out.err.strip().splitlines()) == 1

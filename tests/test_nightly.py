@@ -88,15 +88,16 @@ def test_rolling_baseline_by_hand(tmp_path):
             "run_id": f"r{night}", "capture": "c", "trace_sha256": f"s{night}", "metric": "kernel_time_ms",
             "component": None, "value": float(value), "unit": "ms", "rule_set_version": "v"}]), folder / "x.parquet")
     check = regressions.Baseline(runs=5, min_runs=3, directions={"kernel_time_ms": "up"})
-    (night6,) = regressions.check(history, dt.date(2026, 11, 6), "v", check)
+    VERSIONS = regressions.RuleVersions("v", "f")
+    (night6,) = regressions.check(history, dt.date(2026, 11, 6), VERSIONS, check)
     assert night6["baseline_median"] == 100 and night6["baseline_mad"] == 1
     assert night6["limit"] == pytest.approx(105.0) and not night6["regressed"]
     # night 7: the last 5 runs are 102, 98, 101, 99, 104.9: median 101, MAD 2, allowed max(8.8956, 5.05)
-    (night7,) = regressions.check(history, dt.date(2026, 11, 7), "v", check)
+    (night7,) = regressions.check(history, dt.date(2026, 11, 7), VERSIONS, check)
     assert night7["baseline_median"] == 101 and night7["limit"] == pytest.approx(101 + 3 * 1.4826 * 2)
     assert not night7["regressed"]
     down = regressions.Baseline(runs=5, min_runs=3, directions={"kernel_time_ms": "down"})
-    assert regressions.check(history, dt.date(2026, 11, 6), "v", down)[0]["limit"] == pytest.approx(95.0)
+    assert regressions.check(history, dt.date(2026, 11, 6), VERSIONS, down)[0]["limit"] == pytest.approx(95.0)
 
 
 def test_idempotent_and_skips_known_traces(run_cli, baseline_nights, tmp_path):
@@ -202,7 +203,8 @@ def test_a_damaged_history_file_is_listed_and_skipped(run_cli, baseline_nights, 
     code, out, _ = summarize(run_cli, baseline_nights[3], history, 4)
     assert code == 0 and out["damaged_history_files"] == [str(damaged)] and len(out["written"]) == 1
     assert str(damaged) in (history / "reports" / "2026-11-04.md").read_text()
-    checks = nightly.history.check(history, dt.date(2026, 11, 4), out["rule_set_version"], nightly.history.Baseline())
+    checks = nightly.history.check(history, dt.date(2026, 11, 4), nightly.RuleFolders().versions(),
+                                    nightly.history.Baseline())
     assert checks and {c["baseline_runs"] for c in checks} == {2}  # nights 1 and 3: the damaged night 2 is left out
 
 
@@ -314,15 +316,48 @@ def test_family_and_top_kernel_rows(run_cli, baseline_nights, tmp_path):
 
 
 def test_history_written_before_kernels_were_kept_is_read(run_cli, baseline_nights, tmp_path):
-    """A file of the history's earlier shape (no `kernel` column) is no damage: its rows are judged with the rest."""
+    """A file of the history's earlier shape (no `kernel`, no `family_set_version`) is no damage: its rows are the
+    baseline of the component metrics, so an upgrade keeps judging them."""
     import pyarrow.parquet as pq
 
     history = tmp_path / "history"
     run_history(run_cli, baseline_nights[:3], history)
     for path in history.glob("date=*/*.parquet"):
-        pq.write_table(pq.read_table(path).drop_columns(["kernel"]), path)
+        pq.write_table(pq.read_table(path).drop_columns(["kernel", "family_set_version"]), path)
     code, out, _ = summarize(run_cli, baseline_nights[3], history, 4)
     assert code == 0 and out["damaged_history_files"] == []
-    checks = nightly.history.check(history, dt.date(2026, 11, 4), out["rule_set_version"], nightly.history.Baseline())
+    checks = nightly.history.check(history, dt.date(2026, 11, 4), nightly.RuleFolders().versions(),
+                                    nightly.history.Baseline())
     assert {(c["metric"], c["baseline_runs"]) for c in checks if c["metric"] == "kernel_time_ms"} == {
         ("kernel_time_ms", 3)}
+
+
+def test_a_new_family_set_starts_a_new_baseline_for_family_metrics_only(tmp_path):
+    """Nights 1-3 under family set f1, night 4 under f2: family_ms has no baseline under f2, kernel_time_ms (the
+    same component rules) keeps its three runs."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    from nsight_ingest import history as regressions
+
+    root = tmp_path / "h"
+    for night, families in ((1, "f1"), (2, "f1"), (3, "f1"), (4, "f2")):
+        folder = root / f"date=2026-11-{night:02d}"
+        folder.mkdir(parents=True)
+        rows = [{"run_id": f"r{night}", "capture": "c", "trace_sha256": f"s{night}", "metric": metric,
+                 "component": component, "value": 10.0, "unit": "ms", "rule_set_version": "v", "kernel": None,
+                 "family_set_version": families}
+                for metric, component in (("kernel_time_ms", None), ("family_ms", "gemm"))]
+        pq.write_table(pa.Table.from_pylist(rows, schema=regressions.HISTORY_SCHEMA), folder / "x.parquet")
+    judged = regressions.Baseline(directions={"kernel_time_ms": "up", "family_ms": "up"})
+    checks = regressions.check(root, dt.date(2026, 11, 4), regressions.RuleVersions("v", "f2"), judged)
+    assert {c["metric"]: c["baseline_runs"] for c in checks} == {"kernel_time_ms": 3, "family_ms": None}
+
+
+def test_two_captures_of_the_same_bytes_both_get_rows(run_cli, tmp_path):
+    night = make_night(tmp_path / "night", seed=5)
+    for path in list(night.iterdir()):
+        shutil.copy(path, night / path.name.replace("dit", "copy"))
+    code, out, _ = summarize(run_cli, night, tmp_path / "history", 1)
+    assert code == 0 and len(out["written"]) == 2
+    assert {r[0] for r in rows(tmp_path / "history")} == {"dit", "copy"}

@@ -154,3 +154,42 @@ def test_llm_capture_top_kernels_against_plain_sql(run_cli):
             len(durations), sum(durations), min(durations), max(durations))
         assert kernel["median_ns"] == pytest.approx(statistics.median(durations))
         assert kernel["mean_ns"] == pytest.approx(statistics.mean(durations))
+
+
+MUL = ("void at::native::elementwise_kernel<(int)128, (int)4, void at::native::gpu_kernel_impl_nocast<at::native::"
+       "BinaryFunctor<c10::BFloat16, c10::BFloat16, c10::BFloat16, at::native::binary_internal::MulFunctor<float>>>"
+       "(at::TensorIteratorBase &, const T1 &)::[lambda(int) (instance 1)]>(int, T3)")
+SILU = ("void at::native::elementwise_kernel<(int)128, (int)4, void at::native::gpu_kernel_impl_nocast<at::native::"
+        "<unnamed>::silu_kernel(at::TensorIteratorBase &)::[lambda() (instance 1)]>(at::TensorIteratorBase &, "
+        "const T1 &)::[lambda(int) (instance 1)]>(int, T3)")
+
+
+def test_kernel_labels():
+    """A label names the functor of a generic template, is the same whatever else the table holds, and two
+    different kernels never share one (a short hash tells them apart); one kernel listed twice keeps its label."""
+    from nsight_ingest.report.tables import kernel_labels
+
+    short = "elementwise_kernel"
+    assert kernel_labels([MUL, SILU, "nvjet_x"], [short, short, "nvjet_x"]) == [
+        "elementwise_kernel<MulFunctor>", "elementwise_kernel<silu_kernel>", "nvjet_x"]
+    assert kernel_labels([SILU], [short]) == ["elementwise_kernel<silu_kernel>"]
+    float_mul = MUL.replace("c10::BFloat16", "float")
+    labels = kernel_labels([MUL, float_mul, MUL], [short] * 3)
+    assert labels[0] != labels[1] and labels[0] == labels[2]
+    assert all(label.startswith("elementwise_kernel<MulFunctor> #") for label in labels)
+
+
+def test_a_device_with_memory_operations_alone(tmp_path, run_cli):
+    """A device (or a window) with GPU operations but no kernel: zero in every family, no top kernels."""
+    from tests.conftest import memop_row
+
+    trace = write(tmp_path / "m_cuda_gpu_trace.csv", GPU_HEADER, [
+        kernel_row(0, 100, "nvjet_a", device=A), memop_row(0, 50, "[CUDA memset]", device=B),
+        memop_row(500, 50, "[CUDA memset]", device=A)])
+    out = run_cli("classify", str(trace))
+    assert out.code == 0, out.err
+    only_memset = out.json()["devices"][B]
+    assert only_memset["top_kernels"] == [] and not any(f["launches"] for f in only_memset["families"].values())
+    window = run_cli("classify", str(trace), "--range", "500:560")  # the second memset alone
+    assert window.code == 0, window.err
+    assert window.json()["top_kernels"] == [] and window.json()["gpu_operation_count"] == 1

@@ -164,12 +164,12 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     scopes = devices if len(devices) == 1 else [None, *devices]
     timelines = {device: scope.row("classify.timeline", device=device) for device in scopes}
     timelines.setdefault(None, timelines[devices[0]])
-    classes: dict[str | None, dict[str, list[dict[str, Any]]]] = {}
+    # per device (None: the whole scope) the rows of each module; a device with memory operations alone has none
+    classes = {device: {"components": [], "families": [], "top_kernels": []} for device in totals}
     for module, key, params in (("classify.components", "components", {}), ("classify.families", "families", {}),
                                 ("classify.top_kernels", "top_kernels", {"top": options["top"]})):
         for row in scope.rows(module, **params):
-            empty = {"components": [], "families": [], "top_kernels": []}
-            classes.setdefault(row.pop("device"), empty)[key].append(row)
+            classes[row.pop("device")][key].append(row)
     has_launches = capture.kern_exec is not None
     coverage = scope.row("scope.launch_coverage") if has_launches else None
 

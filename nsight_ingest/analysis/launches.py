@@ -38,6 +38,7 @@ def _by_family(rows: list[dict[str, Any]], order: list[str]) -> dict[str, Any]:
     found = {r["family"]: r for r in rows}
     return {family: {
         "launches": int(r["launches"]),
+        "calls": int(r["calls"]),
         "api_duration_ns": {"total_ns": int(r["api_total_ns"]), **percentiles(r["api"])},
         "queue_delay_ns": {"queued_kernels": int(r["queued_kernels"]), "total_ns": int(r["queue_total_ns"]),
                            **percentiles(r["queue"])},

@@ -87,6 +87,7 @@ def answer(scope: Scope, inputs: list[Ingested], options: dict[str, Any]) -> dic
             metrics = {name: metrics.get(name) for name in COMMON_METRICS}
         kernels.append({
             "id": launch["id"], "input": path_of[launch["trace_id"]], "name": launch["name"],
+            "short_name": launch["short_name"],
             "device": launch["device"], "duration_ns": launch["duration_ns"], "component": launch["component"],
             "family": launch["family"], "verdict": launch["verdict"], "metrics": metrics,
         })

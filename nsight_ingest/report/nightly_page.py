@@ -10,20 +10,23 @@ def _fmt(value: float | None) -> str:
 
 
 # The table of checked metrics, in both nightly reports: (heading, right-aligned) per column.
-_CHECK_COLUMNS = (("capture", False), ("metric", False), ("component", False), ("tonight", True),
+_CHECK_COLUMNS = (("capture", False), ("metric", False), ("component or family", False), ("kernel", False),
+                  ("tonight", True),
                   ("baseline median", True), ("limit", True), ("baseline runs", True), ("regressed", False))
 
 
 def _check_cells(check: dict[str, Any]) -> list[str]:
     """One checked metric as the cells of _CHECK_COLUMNS."""
-    return [check["capture"], check["metric"], check["component"] or "", _fmt(check["value"]),
+    return [check["capture"], check["metric"], check["component"] or "", check["kernel"] or "",
+            _fmt(check["value"]),
             _fmt(check["baseline_median"]), _fmt(check["limit"]), str(check["baseline_runs"] or 0),
             "yes" if check["regressed"] else "no"]
 
 
 def _run_sentences(summary: dict[str, Any], checks: list[dict[str, Any]], code, bold) -> tuple[str, str]:
     """What the run did and how many metrics regressed, marked up by `code` and `bold` of the report's format."""
-    ran = (f"Run {code(summary['run_id'])}, rule set {code(summary['rule_set_version'])}: "
+    ran = (f"Run {code(summary['run_id'])}, rule set {code(summary['rule_set_version'])}, family set "
+           f"{code(summary['family_set_version'])}: "
            f"{summary['traces_found']} trace sets found, {len(summary['written'])} summarized, "
            f"{len(summary['skipped'])} already in the history, {len(summary['failed'])} failed.")
     regressions = sum(c["regressed"] for c in checks)

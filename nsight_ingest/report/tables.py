@@ -84,27 +84,31 @@ def _components_table(components: dict[str, Any], policy: dict[str, str] | None)
     return table
 
 
-_IDENTIFIER = re.compile(r"[A-Za-z_]\w{2,}(?!\w|>?::)")  # no namespace: `<unnamed>::` tells no kernel apart
+# The identifier in a kernel's template arguments that says what a generic kernel does: PyTorch's elementwise and
+# reduce templates name their functor (MulFunctor, silu_kernel, direct_copy_kernel_cuda, MeanOps); namespaces are no
+# such identifier, nor the gpu_kernel_impl wrappers every PyTorch elementwise kernel holds.
+_FUNCTOR = re.compile(r"[A-Za-z_]\w*(?:Functor\w*|Ops?|_kernel\w*|Kernel\w*)(?!\w|>?::)")
+_WRAPPERS = re.compile(r"gpu_kernel_impl\w*")
+
+
+def kernel_label(name: str, short_name: str) -> str:
+    """A kernel's label for a table: its short name, followed by the last functor of its template arguments when it
+    has one (`elementwise_kernel<MulFunctor>`), so the same kernel reads the same in every table."""
+    at = name.find(short_name + "<")
+    arguments = name[at + len(short_name):] if at >= 0 else ""
+    functors = [f for f in _FUNCTOR.findall(arguments) if f != short_name and not _WRAPPERS.fullmatch(f)]
+    return f"{short_name}<{functors[-1]}>" if functors else short_name
 
 
 def kernel_labels(names: list[str], short_names: list[str]) -> list[str]:
-    """A label per kernel for a table: its short name; where other kernels of the table share it (PyTorch's
-    elementwise_kernel serves many functors), the first identifier of its full name that none of them has
-    (`elementwise_kernel<silu_kernel>`), else a short hash of the full name, so different kernels never read the
-    same."""
-    labels = []
-    for name, short in zip(names, short_names, strict=True):
-        others = {n for n, s in zip(names, short_names, strict=True) if s == short and n != name}
-        if not others:
-            labels.append(short)
-            continue
-        theirs = {token for other in others for token in _IDENTIFIER.findall(other)}
-        mine = [token for token in _IDENTIFIER.findall(name) if token not in theirs and token != short]
-        if mine:
-            labels.append(f"{short}<{mine[0]}>")
-        else:
-            labels.append(f"{short} #{hashlib.sha1(name.encode()).hexdigest()[:6]}")
-    return labels
+    """The labels of a table's kernels (kernel_label); where two still read the same, each gets a short hash of
+    its full name, so that different kernels never share a label."""
+    labels = [kernel_label(name, short) for name, short in zip(names, short_names, strict=True)]
+    named: dict[str, set[str]] = {}
+    for name, label in zip(names, labels, strict=True):
+        named.setdefault(label, set()).add(name)
+    return [f"{label} #{hashlib.sha1(name.encode()).hexdigest()[:6]}" if len(named[label]) > 1 else label
+            for name, label in zip(names, labels, strict=True)]
 
 
 def _families_table(families: dict[str, Any]) -> Table:
@@ -217,12 +221,12 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
         console.print(pairs)
     if result["by_family"]:
         families = _table(title="launch calls and queue delay by family (us)")
-        for column in ("family", "launches", "call total", "call p50", "call p90", "call max", "queued",
+        for column in ("family", "launches", "calls", "call total", "call p50", "call p90", "call max", "queued",
                        "queue total", "queue p50", "queue p90", "queue max"):
             families.add_column(column, justify="left" if column == "family" else "right")
         for name, f in result["by_family"].items():
             call, queue = f["api_duration_ns"], f["queue_delay_ns"]
-            families.add_row(name, str(f["launches"]), _us(call["total_ns"]),
+            families.add_row(name, str(f["launches"]), str(f["calls"]), _us(call["total_ns"]),
                              *(_us(call[k]) for k in ("p50_ns", "p90_ns", "max_ns")), str(queue["queued_kernels"]),
                              _us(queue["total_ns"]), *(_us(queue[k]) for k in ("p50_ns", "p90_ns", "max_ns")))
         console.print(families)
@@ -261,9 +265,10 @@ def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
                 return f"{value:,.2f}"
         return "-"
 
-    for k in result["kernels"]:
+    labels = kernel_labels([k["name"] for k in result["kernels"]], [k["short_name"] for k in result["kernels"]])
+    for label, k in zip(labels, result["kernels"], strict=True):
         duration = "-" if k["duration_ns"] is None else f"{k['duration_ns'] / 1e3:,.2f}"
-        table.add_row(str(k["id"]), escape(k["name"][:60]), k["component"], k["family"], duration,
+        table.add_row(str(k["id"]), escape(label), k["component"], k["family"], duration,
                       metric(k, SM_THROUGHPUT), metric(k, MEMORY_THROUGHPUT), metric(k, *DRAM_THROUGHPUT),
                       metric(k, L2_HIT_RATE), k["verdict"] or "-")
     console.print(table)

@@ -9,5 +9,5 @@ SELECT name, 'normalization' AS family,
             WHEN regexp_matches(short_name, '(?i)layer_?norm|rms_?norm|group_?norm|batch_?norm') THEN 8
             ELSE 20 END AS priority
 FROM kernel_names
-WHERE regexp_matches(bare_name, '(?i)layer_?norm|rms_?norm|(^|_)rms_|group_?norm|batch_?norm|instance_?norm|(^|[^a-z])ln_(fwd|bwd)|(^|[^a-z])bn_(fw|bw)|RowwiseMoments|ComputeInternalGradients|GammaBetaBackward|batch_norm|cuApplyLayerNorm|cuComputeGradInput|cuComputePartGradGammaBeta|cuComputeGradGammaBeta')
+WHERE regexp_matches(bare_name, '(?i)layer_?norm|rms_?norm|(^|_)rms_|group_?norm|batch_?norm|instance_?norm|(^|[^a-z])ln_(fwd|bwd)|(^|[^a-z])bn_(fw|bw)|RowwiseMoments|ComputeInternalGradients|GammaBetaBackward|cuApplyLayerNorm|cuComputeGradInput|cuComputePartGradGammaBeta|cuComputeGradGammaBeta')
    OR (regexp_matches(bare_name, '^triton_') AND regexp_matches(bare_name, 'mean.*rsqrt|rsqrt.*mean'))

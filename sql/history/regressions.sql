@@ -1,5 +1,6 @@
 -- Regression check of one night against a rolling baseline of the same capture. For each (capture, metric,
--- component, kernel) of the night $day (its latest run) under rule set $rule_set_version, the baseline is the previous
+-- component, kernel) of the night $day (its latest run) under rule set $rule_set_version (and, for the metrics
+-- $family_metrics, family set $family_set_version), the baseline is the previous
 -- $baseline_runs runs before that night. A metric regressed when it is worse than
 -- median + max($mad_k * 1.4826 * MAD, $min_change * |median|) (1.4826 x MAD estimates a standard deviation),
 -- "worse" being up or down as metric_directions says; at least $min_baseline baseline runs are needed to judge.
@@ -20,6 +21,7 @@
 WITH history AS (
     SELECT * FROM history_rows
     WHERE rule_set_version = $rule_set_version
+      AND (NOT list_contains($family_metrics, metric) OR family_set_version = $family_set_version)
 ),
 tonight AS (
     SELECT capture, metric, coalesce(component, '') AS component, coalesce(kernel, '') AS kernel, value, run_id

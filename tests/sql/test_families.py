@@ -72,6 +72,10 @@ def test_corpus_covers_every_family():
     # the range of nsys's :nvtx-name mode names no kernel
     ("attention_simulation/ampere_sgemm_128x64_nn", "gemm"),
     ("layer_norm/void at::native::<unnamed>::softmax_warp_forward<float>(T2 *, const T1 *, int)", "reduction"),
+    ("model/layer_norm/nvjet_sm90_tst_64x8_64x16_4x1_v_bz_TNT", "gemm"),  # nested ranges
+    ("aten::_scaled_dot_product_efficient_attention, seq = 3, sizes = [[1, 8]]/void at::native::elementwise_kernel<"
+     "(int)128, (int)4, void at::native::gpu_kernel_impl_nocast<at::native::direct_copy_kernel_cuda(at::"
+     "TensorIteratorBase &)>>(int, T3)", "memory"),  # a torch emit_nvtx range holds ( [ and ,
     # the same kernel in nsys's :base mode
     ("vectorized_layer_norm_kernel", "normalization"),
     # an application kernel that fits no family is honestly other
@@ -99,6 +103,16 @@ def test_short_names_match_nsys(scope):
     assert {full: got[full] for full, _ in pairs} == dict(pairs)
 
 
+@pytest.mark.parametrize(("name", "short"), [
+    ("request 1/decode 3/nvjet_sm90_tst_64x8", "nvjet_sm90_tst_64x8"),
+    ("sizes = [[1, 8]], op (x)/void at::native::reduce_kernel<(int)512, (int)1>(T3)", "reduce_kernel"),
+    ("std::enable_if<!T7, void>::type internal::gemvx::kernel<int, (bool)0>(T1)", "kernel"),
+    ("void bar(int (*)(int (*)(int)))", "void bar(int (*)(int (*)(int)))"),  # no identifier to give: whole
+])
+def test_short_name_edge_cases(scope, name, short):
+    assert scope.con.execute("SELECT kernel_short_name(?)", [name]).fetchone()[0] == short
+
+
 def test_winner_and_record(scope):
     """The lowest priority wins (ties by file order); unmatched names are other; each name's family is recorded
     in the store under the family-set version."""
@@ -118,22 +132,29 @@ def test_winner_and_record(scope):
 
 
 def test_launches_by_family(scope):
-    """Each launch row goes to the family of the kernel of its device starting at its kernel start.
+    """Each launch row goes to the family of the kernel of its device starting at its kernel start; a call counts
+    once per family it launched.
 
-    gemm (name 1): kernels at 100 (device 0) and 300 (device 1); attention (name 2): kernel at 200 (device 0).
-    Rows: 100/dev 0 call 10 queue 5; 300/dev 1 call 30 queue NULL; 200/dev 0 call 20 queue 7; 300/dev 0: no kernel
-    of device 0 starts at 300, left out. gemm: calls 10 and 30 (total 40, p50 20, p90 28 (10 + 0.9 x 20), max 30),
-    one queued (5); attention: one call of 20, queued 7."""
-    given(scope, "scope.kernels", ["device_index", "start_ns", "name_id"], [(0, 100, 1), (1, 300, 1), (0, 200, 2)])
-    given(scope, "scope.launches", ["api_duration_ns", "queue_duration_ns", "kernel_start_ns", "device_index"],
-          [(10, 5, 100, 0), (30, None, 300, 1), (20, 7, 200, 0), (99, 1, 300, 0)])
+    gemm (name 1): kernels at 100 (device 0), 300 (device 1) and 400, 500 (device 0, both from one graph launch of
+    call 40 at t=90, which also launched the attention kernel at 600); attention (name 2): kernels at 200 and 600.
+    Rows: 100/dev 0 call 10 queue 5; 300/dev 1 call 30; 200/dev 0 call 20 queue 7; 300/dev 0: no kernel of device 0
+    starts at 300, left out; the graph's rows at 400, 500, 600 share its call (40 ns) and queue 1, 2, 3.
+    gemm: 4 launches, 3 calls (10, 30, 40: total 80, p50 30, p90 38, max 40), 3 queued (5, 1, 2: total 8);
+    attention: 2 launches, 2 calls (20, 40: total 60), queued 7 and 3."""
+    given(scope, "scope.kernels", ["device_index", "start_ns", "name_id"],
+          [(0, 100, 1), (1, 300, 1), (0, 200, 2), (0, 400, 1), (0, 500, 1), (0, 600, 2)])
+    given(scope, "scope.launches",
+          ["pid", "tid", "api_start_ns", "api_duration_ns", "queue_duration_ns", "kernel_start_ns", "device_index"],
+          [(1, 1, 0, 10, 5, 100, 0), (1, 1, 20, 30, None, 300, 1), (1, 1, 60, 20, 7, 200, 0),
+           (1, 1, 85, 99, 1, 300, 0),
+           (1, 1, 90, 40, 1, 400, 0), (1, 1, 90, 40, 2, 500, 0), (1, 1, 90, 40, 3, 600, 0)])
     given(scope, "classify.kernel_families", ["name_id", "family"], [(1, "gemm"), (2, "attention")])
     rows = {r["family"]: r for r in scope.rows("launches.by_family")}
-    assert {f: (r["launches"], r["api_total_ns"], r["queued_kernels"], r["queue_total_ns"]) for f, r in rows.items()} \
-        == {"gemm": (2, 40, 1, 5), "attention": (1, 20, 1, 7)}
-    assert rows["gemm"]["api"] == {"p50_ns": 20, "p90_ns": pytest.approx(28), "p99_ns": pytest.approx(29.8),
-                                   "max_ns": 30}
-    assert rows["gemm"]["queue"]["max_ns"] == 5 and rows["attention"]["queue"]["p50_ns"] == 7
+    assert {f: (r["launches"], r["calls"], r["api_total_ns"], r["queued_kernels"], r["queue_total_ns"])
+            for f, r in rows.items()} == {"gemm": (4, 3, 80, 3, 8), "attention": (2, 2, 60, 2, 10)}
+    assert rows["gemm"]["api"] == {"p50_ns": 30, "p90_ns": pytest.approx(38), "p99_ns": pytest.approx(39.8),
+                                   "max_ns": 40}
+    assert rows["gemm"]["queue"]["max_ns"] == 5 and rows["attention"]["queue"]["p50_ns"] == 5
 
 
 def test_gaps_by_family_pair(scope):
