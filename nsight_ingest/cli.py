@@ -130,6 +130,8 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
         run.warnings.clear()
         pipeline.finish(run)
         _warn_about(run)
+        if result.get("verdict") == "worse":  # a gate (compare --fail-above) that failed: CI stops here
+            raise typer.Exit(1)
 
     command.__signature__ = inspect.Signature(parameters)
     command.__doc__ = analysis.help

@@ -118,9 +118,10 @@ class RuleFolders:
 def capture_rows(capture: NamedCapture, folders: RuleFolders) -> dict[str, Any]:
     """Summarize one capture: its gpu-trace sha256 and its history rows."""
     run = pipeline.Run(store.connect(), *folders.load())
-    stored, summary, launch = pipeline.classify_and_launches(run, capture.files, history.TOP_KERNELS)
-    return {"trace_sha256": stored.gpu_trace.sha256, "rule_set_version": run.rule_set.version,
-            "family_set_version": run.family_set.version, "rows": history.metric_rows(summary, launch)}
+    answered = pipeline.classify_and_launches(run, capture.files, history.TOP_KERNELS)
+    return {"trace_sha256": answered.capture.gpu_trace.sha256, "rule_set_version": run.rule_set.version,
+            "family_set_version": run.family_set.version,
+            "rows": history.metric_rows(answered.summary, answered.launches)}
 
 
 def new_run_id() -> str:

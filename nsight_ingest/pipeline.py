@@ -13,6 +13,7 @@ import duckdb
 
 from nsight_ingest import cache, store, store_cache, windows
 from nsight_ingest.analysis import integrity, ranks
+from nsight_ingest.analysis.compare import check_gate
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers import forms
 from nsight_ingest.readers.forms import Input, as_input
@@ -293,8 +294,17 @@ def ingest(run: Run, paths: list[str]) -> list[dict[str, Any]]:
     return loaded
 
 
-def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs, top_kernels: int | None = None
-                          ) -> tuple[store.Capture, dict[str, Any], dict[str, Any]]:
+@dataclass(frozen=True)
+class Answered:
+    """A whole capture's classify and launches results, with the scope that answered them (its modules built)."""
+
+    capture: store.Capture
+    scope: Scope
+    summary: dict[str, Any]
+    launches: dict[str, Any]
+
+
+def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs, top_kernels: int | None = None) -> Answered:
     """The classify and launches results of a whole capture at their defaults (classify listing `top_kernels`
     kernels when given), on one scope (its modules are built once for both), with their integrity warnings."""
     capture = open_capture(run, files)
@@ -303,7 +313,7 @@ def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs, top_ker
     summary = _answered(CLASSIFY, scope, capture, options)
     launch = _answered(LAUNCHES, scope, capture, LAUNCHES.defaults())
     _warn_integrity(run, capture, summary)
-    return capture, summary, launch
+    return Answered(capture, scope, summary, launch)
 
 
 def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:
@@ -350,8 +360,16 @@ def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, t
         return _answered(ABBA, Scope(duckdb.connect(), {}, {"timings_path": timings}), options)
     if not (before and after):
         raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
+    check_gate(options)
     both = [resolve(files, run.sources) for files in (before, after)]
     connect(run, both)
-    _, summary_a, launches_a = classify_and_launches(run, both[0])
-    _, summary_b, launches_b = classify_and_launches(run, both[1])
-    return _with_keys(COMPARE, COMPARE.answer(summary_a, summary_b, launches_a, launches_b))
+    sides = []
+    for inputs in both:  # one capture's scope at a time: they share the connection
+        answered = classify_and_launches(run, inputs)
+        sides.append((answered, answered.scope.rows("compare.kernels")))
+    (a, kernels_a), (b, kernels_b) = sides
+    if a.capture.gpu_trace.sha256 == b.capture.gpu_trace.sha256:
+        run.warnings.append(f"compare: both captures are the same bytes (sha256 {a.capture.gpu_trace.sha256[:12]}): "
+                            f"every delta is zero")
+    return _with_keys(COMPARE, COMPARE.answer(a.summary, b.summary, a.launches, b.launches, kernels_a, kernels_b,
+                                              options))

@@ -136,10 +136,16 @@ RANKS = Analysis(
     windows=False, uses_rules=False, cacheable=False)
 COMPARE = Analysis(
     "compare", "Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba).",
-    compare.captures, "print_compare", modules=tuple(dict.fromkeys((*CLASSIFY.modules, *LAUNCHES.modules))),
+    compare.captures, "print_compare",
+    modules=tuple(dict.fromkeys((*CLASSIFY.modules, *LAUNCHES.modules, "compare.kernels"))),
     keys=("a", "b", "kernel_time_ms", "speedup", "gpu_span_ms", "kernel_busy_percent", "components", "families",
-          "appeared",
-          "vanished", "launch_gaps", "launch_overlap_percent", "cpu_starved_kernel_percent"),
+          "kernels", "appeared", "vanished", "launch_gaps", "launch_overlap_percent", "cpu_starved_kernel_percent"),
+    options=(Option("top", "--top", 10, "how many changed kernels to list (by the change of their total time)",
+                    minimum=1, maximum=MOST),
+             Option("fail_above", "--fail-above", None, "PCT: exit 1 when the gate metric got worse by more than "
+                    "PCT percent (the JSON gets a verdict: worse, better or unchanged)", minimum=0, kind=float | None),
+             Option("gate_metric", "--gate-metric", "kernel_time_ms", "what --fail-above judges: "
+                    + ", ".join(compare.GATE_METRICS))),
     windows=False, cacheable=False)
 ABBA = Analysis(
     "compare --abba", "Matched A/B/B/A wall-clock timings: seconds per update of each variant and the speedup.",

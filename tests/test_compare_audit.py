@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import GPU_HEADER, kernel_row, write, write_rules
+from tests.conftest import DATA, GPU_HEADER, kernel_row, write, write_rules
 
 SAGE = "void QuantInt8Kernel<(unsigned int)128>(T6 *)"
 NORM = "void at::native::<unnamed>::vectorized_layer_norm_kernel<float, float, (bool)0>(int)"
@@ -109,3 +109,74 @@ def test_rule_set_version_is_in_every_output(tmp_path, run_cli):
     blocks = [run_cli(*command, trace).json()["rule_set"] for command in commands]
     assert len({block["version"] for block in blocks}) == 1
     assert len({block["families"]["version"] for block in blocks}) == 1
+
+
+NSYS_ADD = "void at::native::vectorized_elementwise_kernel<(int)4, at::native::CUDAFunctor_add<float>>(int, T2, T3)"
+NCU_ADD = "void at::vectorized_elementwise_kernel<4, at::CUDAFunctor_add<float>>(int, T2, T3)"  # the same kernel
+
+
+@pytest.fixture
+def pair(tmp_path):
+    """Before: gemm_k 100 + 100, add 50 (nsys spelling), old_k 30 = 280 ns. After: gemm_k 120 + 120, add 50 (ncu
+    spelling: the same kernel_key), new_k 40 = 330 ns. Kernel time +50 ns = +17.857%."""
+    a = write(tmp_path / "a_cuda_gpu_trace.csv", GPU_HEADER, [
+        kernel_row(0, 100, "gemm_k"), kernel_row(200, 100, "gemm_k"), kernel_row(400, 50, NSYS_ADD),
+        kernel_row(500, 30, "old_k")])
+    b = write(tmp_path / "b_cuda_gpu_trace.csv", GPU_HEADER, [
+        kernel_row(0, 120, "gemm_k"), kernel_row(200, 120, "gemm_k"), kernel_row(400, 50, NCU_ADD),
+        kernel_row(500, 40, "new_k")])
+    return a, b
+
+
+def test_kernel_deltas_by_hand(pair, run_cli):
+    a, b = pair
+    kernels = run_cli("compare", a, b).json()["kernels"]
+    assert kernels["matched_by"] == "kernel_key"
+    assert [(k["name"], k["launches"], k["total_ns"], k["mean_ns"]) for k in kernels["added"]] == [
+        ("new_k", 1, 40, 40.0)]
+    assert [(k["name"], k["total_ns"]) for k in kernels["removed"]] == [("old_k", 30)]
+    (gemm,) = kernels["changed"]  # add is unchanged: its two spellings meet on kernel_key
+    assert gemm["name"] == "gemm_k" and gemm["family"] == "gemm"
+    assert gemm["total_ns"] == {"a": 200, "b": 240, "delta": 40, "delta_percent": 20.0}
+    assert gemm["launches"] == {"a": 2, "b": 2, "delta": 0, "delta_percent": 0.0}
+    assert gemm["mean_ns"]["a"] == 100 and gemm["mean_ns"]["b"] == 120
+    assert (kernels["changed_count"], kernels["unchanged_count"]) == (1, 1)
+
+
+@pytest.mark.parametrize(("args", "code", "verdict"), [
+    (("--fail-above", "10"), 1, "worse"),        # kernel time +17.9% > 10
+    (("--fail-above", "20"), 0, "unchanged"),    # within 20
+    (("--fail-above", "10", "--gate-metric", "gpu_span_ms"), 0, "unchanged"),  # span 530 -> 540 ns: +1.9%
+])
+def test_the_gate(pair, run_cli, args, code, verdict):
+    a, b = pair
+    out = run_cli("compare", a, b, *args)
+    assert out.code == code and out.json()["verdict"] == verdict
+    assert out.json()["gate"]["change_percent"] == pytest.approx(
+        100 * 50 / 280 if "gpu_span_ms" not in args else 100 * 10 / 530)
+
+
+def test_the_gate_reads_the_direction_of_the_metric(pair, run_cli):
+    """Busy percent is worse when it goes down: A->B busy rises (280/530 -> 330/540), so B->A is worse."""
+    a, b = pair
+    forward = run_cli("compare", a, b, "--fail-above", "5", "--gate-metric", "kernel_busy_percent").json()
+    assert forward["verdict"] == "better"
+    backward = run_cli("compare", b, a, "--fail-above", "5", "--gate-metric", "kernel_busy_percent")
+    assert backward.code == 1 and backward.json()["verdict"] == "worse"
+    assert "verdict" not in run_cli("compare", a, b).json()  # no gate, no verdict
+
+
+def test_the_same_bytes_twice_are_warned_of(pair, run_cli):
+    a, _ = pair
+    out = run_cli("compare", a, a)
+    assert out.code == 0 and "same bytes" in out.err and out.json()["kernels"]["changed"] == []
+
+
+def test_one_capture_in_two_forms_compares_unchanged(run_cli):
+    """The LLM capture as .sqlite and as CSV: every kernel matched, none changed, the gate at 0% unchanged."""
+    folder = DATA / "h200_llm_serve"
+    out = run_cli("compare", folder / "llm2.sqlite", folder / "llm2_cuda_gpu_trace.csv", "--fail-above", "0")
+    kernels = out.json()["kernels"]
+    assert out.code == 0 and out.json()["verdict"] == "unchanged"
+    assert (kernels["added"], kernels["removed"], kernels["changed_count"], kernels["unchanged_count"]) == (
+        [], [], 0, 39)

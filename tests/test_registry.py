@@ -40,7 +40,7 @@ def test_the_other_analyses_keep_their_word(tmp_path):
                                    registry.RANKS.defaults())
     assert set(registry.RANKS.keys) <= set(ranks)
     graph = pipeline.CaptureFiles(str(SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv"))
-    compared = pipeline.compare(new_run(), pipeline.CaptureFiles(GPU), graph, None, {})
+    compared = pipeline.compare(new_run(), pipeline.CaptureFiles(GPU), graph, None, registry.COMPARE.defaults())
     assert set(registry.COMPARE.keys) <= set(compared)
     timings = tmp_path / "t.csv"
     timings.write_text("trial,variant,update,seconds\n" + "".join(

@@ -2,12 +2,14 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import duckdb
 
 from nsight_ingest.analysis import percent
 from nsight_ingest.errors import InputError, first_line
+from nsight_ingest.history import METRICS
 from nsight_ingest.readers import timings
 from nsight_ingest.sqlmodules import Scope, fills
 
@@ -29,13 +31,85 @@ def _class_deltas(a: dict[str, Any], b: dict[str, Any]) -> dict[str, Any]:
     return deltas
 
 
-def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any],
-             launches_b: dict[str, Any]) -> dict[str, Any]:
-    """Deltas from classify and launches results of capture A (before) to capture B (after)."""
+def _kernel_side(row: dict[str, Any]) -> dict[str, Any]:
+    return {"launches": int(row["launches"]), "total_ns": int(row["total_ns"]),
+            "mean_ns": int(row["total_ns"]) / int(row["launches"])}
+
+
+def _kernel_entry(row: dict[str, Any]) -> dict[str, Any]:
+    return {"kernel_key": row["kernel_key"], "name": row["name"], "short_name": row["short_name"],
+            "family": row["family"]}
+
+
+def kernel_deltas(before: list[dict[str, Any]], after: list[dict[str, Any]], top: int) -> dict[str, Any]:
+    """Kernels of two captures (compare.kernels rows) matched by kernel_key: those only after (`added`), only before
+    (`removed`), each by total time; the `top` largest changes in total time of the others (`changed`)."""
+    a, b = ({r["kernel_key"]: r for r in rows} for rows in (before, after))
+
+    def by_time(rows: list[dict[str, Any]]) -> list[dict[str, Any]]:
+        return [{**_kernel_entry(r), **_kernel_side(r)} for r in sorted(rows, key=lambda r: (-r["total_ns"],
+                                                                                            r["kernel_key"]))]
+
+    both = [key for key in b if key in a]
+    moved = sorted((key for key in both if a[key]["total_ns"] != b[key]["total_ns"]),
+                   key=lambda key: (-abs(int(b[key]["total_ns"]) - int(a[key]["total_ns"])), key))
+    changed = []
+    for key in moved[:top]:
+        before_side, after_side = _kernel_side(a[key]), _kernel_side(b[key])
+        changed.append({**_kernel_entry(b[key]),
+                        **{k: _delta(before_side[k], after_side[k]) for k in ("launches", "total_ns", "mean_ns")}})
+    return {"matched_by": "kernel_key", "added": by_time([r for key, r in b.items() if key not in a]),
+            "removed": by_time([r for key, r in a.items() if key not in b]), "changed": changed,
+            "changed_count": len(moved), "unchanged_count": len(both) - len(moved)}
+
+
+# The compared figures a CI gate can judge, by their names in the nightly metric table (history.METRICS says which
+# way is worse), each as its path in the compare result.
+GATE_METRICS = {
+    "kernel_time_ms": ("kernel_time_ms",),
+    "gpu_span_ms": ("gpu_span_ms",),
+    "kernel_busy_percent": ("kernel_busy_percent",),
+    "launch_gap_total_ms": ("launch_gaps", "total_ns"),
+    "launch_gap_p90_ns": ("launch_gaps", "p90_ns"),
+    "launch_overlap_percent": ("launch_overlap_percent",),
+    "cpu_starved_kernel_percent": ("cpu_starved_kernel_percent",),
+}
+
+
+def check_gate(options: dict[str, Any]) -> None:
+    """Refuse a gate that cannot be judged, before any input is read."""
+    if options.get("fail_above") is None:
+        return
+    if not math.isfinite(options["fail_above"]):
+        raise InputError(f"--fail-above {options['fail_above']}: not a number")
+    if options["gate_metric"] not in GATE_METRICS:
+        raise InputError(f"--gate-metric {options['gate_metric']!r}: expected one of {', '.join(GATE_METRICS)}")
+
+
+def gate(result: dict[str, Any], metric: str, fail_above: float) -> dict[str, Any]:
+    """The gate's judgement of `metric` in a compare result: `worse` when it changed by more than `fail_above`
+    percent in the direction that is worse, `better` when by more than that the other way, else `unchanged`."""
+    delta = result
+    for step in GATE_METRICS[metric]:
+        delta = delta[step]
+    direction = METRICS[metric][1]
+    change = delta["delta_percent"]
+    worse_by = None if change is None else change if direction == "up" else -change
+    verdict = ("unchanged" if worse_by is None or abs(worse_by) <= fail_above
+               else "worse" if worse_by > 0 else "better")
+    return {"metric": metric, "worse_when": direction, "before": delta["a"], "after": delta["b"],
+            "change_percent": change, "fail_above_percent": fail_above, "verdict": verdict}
+
+
+def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any], launches_b: dict[str, Any],
+             kernels_a: list[dict[str, Any]], kernels_b: list[dict[str, Any]], options: dict[str, Any]
+             ) -> dict[str, Any]:
+    """Deltas from classify and launches results of capture A (before) to capture B (after), their kernels matched
+    by kernel_key (compare.kernels rows), and with `fail_above` in the options the gate's verdict."""
     components, families = (_class_deltas(a[axis], b[axis]) for axis in ("components", "families"))
     ms_a, ms_b = a["kernel_time_ns"] / 1e6, b["kernel_time_ns"] / 1e6
     overlap_a, overlap_b = (x["cpu_gpu_overlap"] or {} for x in (a, b))
-    return {
+    result = {
         "a": a["source_gpu_trace"],
         "b": b["source_gpu_trace"],
         "kernel_time_ms": _delta(ms_a, ms_b),
@@ -56,7 +130,12 @@ def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any],
                                          overlap_b.get("launch_api_overlap_percent")),
         "cpu_starved_kernel_percent": _delta(launches_a["cpu_starved_kernel_percent"],
                                              launches_b["cpu_starved_kernel_percent"]),
+        "kernels": kernel_deltas(kernels_a, kernels_b, options["top"]),
     }
+    if options.get("fail_above") is not None:
+        result["gate"] = gate(result, options["gate_metric"], options["fail_above"])
+        result["verdict"] = result["gate"]["verdict"]
+    return result
 
 
 @fills("compare.timings")

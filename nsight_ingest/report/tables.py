@@ -310,6 +310,29 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
     speedup = "-" if result["speedup"] is None else f"{result['speedup']:.4f}"
     console.print(f"speedup {speedup}; appeared: {', '.join(result['appeared']) or '-'};"
                   f" vanished: {', '.join(result['vanished']) or '-'}", highlight=False)
+    kernels = result["kernels"]
+    changes = _table(title=f"kernels changed most (of {kernels['changed_count']} changed, "
+                           f"{kernels['unchanged_count']} unchanged; matched by {kernels['matched_by']})")
+    for column in ("kernel", "family", "ms before", "ms after", "delta ms", "delta %", "launches", "mean us"):
+        changes.add_column(column, justify="left" if column in ("kernel", "family") else "right", overflow="fold")
+    listed = [*kernels["changed"], *kernels["added"], *kernels["removed"]]
+    labels = dict(zip((k["kernel_key"] for k in listed),
+                      kernel_labels([k["name"] for k in listed], [k["short_name"] for k in listed]), strict=True))
+    for k in kernels["changed"]:
+        total, launches, mean = k["total_ns"], k["launches"], k["mean_ns"]
+        changes.add_row(escape(labels[k["kernel_key"]]), k["family"], _ms(total["a"]), _ms(total["b"]),
+                        _ms(total["delta"]), _pct(total["delta_percent"]), f"{launches['a']} -> {launches['b']}",
+                        f"{mean['a'] / 1e3:,.2f} -> {mean['b'] / 1e3:,.2f}")
+    console.print(changes)
+    for title, entries in (("added", kernels["added"]), ("removed", kernels["removed"])):
+        if entries:
+            shown = ", ".join(f"{labels[k['kernel_key']]} ({_ms(k['total_ns'])} ms)" for k in entries[:10])
+            more = f" and {len(entries) - 10} more" if len(entries) > 10 else ""
+            console.print(escape(f"kernels {title}: {shown}{more}"), highlight=False)
+    if "gate" in result:
+        g = result["gate"]
+        console.print(f"gate: {g['metric']} changed {_pct(g['change_percent'])} (worse when {g['worse_when']}), "
+                      f"limit {g['fail_above_percent']:g}%: [bold]{g['verdict']}[/bold]", highlight=False)
 
 
 def print_audit(result: dict[str, Any], console: Console | None = None) -> None:

@@ -55,6 +55,8 @@ class Inputs:
             return self.window
         if name == "scope.ncu_ops":
             return self.ncu
+        if name == "compare.kernels":  # a capture's kernels, for comparing two captures
+            return self.capture
         family = name.split(".")[0]
         return getattr(self, family) if family in ("ncu", "ranks", "history", "compare") else self.capture
 
