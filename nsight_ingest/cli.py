@@ -82,17 +82,26 @@ TimeRange = Annotated[str | None, typer.Option("--range", help="only kernels lau
 PerNvtx = Annotated[
     str | None, typer.Option("--per-nvtx", help="one result per NVTX range whose name matches this regex")
 ]
+ByNvtx = Annotated[str | None, typer.Option("--by-nvtx", help="one result per group of the NVTX ranges whose name "
+                                                              "matches this regex, grouped by its first (group)")]
+Details = Annotated[bool, typer.Option("--details", help="with --per-nvtx and --format table: every window's "
+                                                         "tables after the one-row-per-window table")]
 Fmt = Annotated[Format, typer.Option("--format", help="output format")]
 NcuFiles = Annotated[list[str] | None, typer.Option("--ncu", help="ncu --csv export (raw or details); repeatable")]
 ApiTrace = Annotated[str | None, typer.Option("--api-trace", help="cuda_api_trace CSV of the same capture")]
 
 
-def _print(result: Any, fmt: Format, table) -> None:
+def _print(result: Any, fmt: Format, table, details: bool = False) -> None:
     if fmt is Format.json:
         print(report.to_json(result))
-    else:
-        for part in result.get("windows", [result]):
+    elif "windows" in result or "groups" in result:  # one row per window or group, then (groups, --details) each
+        from nsight_ingest.report import tables
+
+        tables.print_windows(result)
+        for part in pipeline.parts_of(result) if details or "groups" in result else ():
             table(part)
+    else:
+        table(result)
 
 
 def _option(option: registry.Option) -> inspect.Parameter:
@@ -125,7 +134,7 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
         run = _run(given["db"], given.get("rules"), sources, given.get("families"))
         result = pipeline.guarded(run, lambda current: body(given, current))
         _warn_about(run)
-        _print(result, given["fmt"], analysis.print_table)
+        _print(result, given["fmt"], analysis.print_table, given.get("details", False))
         sys.stdout.flush()  # the answer is out before its store is written to the cache
         run.warnings.clear()
         pipeline.finish(run)
@@ -147,14 +156,15 @@ def _capture_command(analysis: registry.Analysis):
     inputs = [_argument("gpu_trace", GpuTrace), _keyword("kern_exec", KernExec), _keyword("api_trace", ApiTrace)]
     if analysis.windows:
         inputs += [_keyword("nvtx", Nvtx), _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange),
-                   _keyword("per_nvtx", PerNvtx)]
+                   _keyword("per_nvtx", PerNvtx), _keyword("by_nvtx", ByNvtx), _keyword("details", Details, False)]
     if analysis.takes_ncu:
         inputs.append(_keyword("ncu", NcuFiles))
 
     def body(given: dict[str, Any], run: pipeline.Run) -> Any:
         files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given.get("nvtx_trace"),
                                       given["api_trace"], tuple(given.get("ncu") or ()))
-        choice = pipeline.WindowChoice(given.get("nvtx"), given.get("time_range"), given.get("per_nvtx"))
+        choice = pipeline.WindowChoice(given.get("nvtx"), given.get("time_range"), given.get("per_nvtx"),
+                                       given.get("by_nvtx"))
         return pipeline.analyse(run, analysis, files, given["options"], choice)
 
     return _command(analysis, inputs, body)

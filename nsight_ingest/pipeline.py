@@ -96,24 +96,32 @@ def _not_empty(flag: str, name: str | None) -> None:
 @dataclass(frozen=True)
 class WindowChoice:
     """Which part of a capture to analyse: every NVTX range called `nvtx` together, the `time_range`
-    START_NS:END_NS, each NVTX range matching `per_nvtx` on its own, or (all None) the whole capture."""
+    START_NS:END_NS, each NVTX range matching `per_nvtx` on its own, the ranges matching `by_nvtx` grouped by its
+    first capture group, or (all None) the whole capture."""
 
     nvtx: str | None = None
     time_range: str | None = None
     per_nvtx: str | None = None
+    by_nvtx: str | None = None
 
     def __post_init__(self) -> None:
-        if sum(o is not None for o in (self.nvtx, self.time_range, self.per_nvtx)) > 1:
-            raise InputError("choose one of --nvtx, --range, --per-nvtx")
+        if sum(o is not None for o in (self.nvtx, self.time_range, self.per_nvtx, self.by_nvtx)) > 1:
+            raise InputError("choose one of --nvtx, --range, --per-nvtx, --by-nvtx")
         if self.time_range is not None:
             windows.time_range(self.time_range)  # a bad --range is refused before any input is read
         _not_empty("--nvtx", self.nvtx)
         _not_empty("--per-nvtx", self.per_nvtx)
+        _not_empty("--by-nvtx", self.by_nvtx)
 
     @property
     def needs_nvtx(self) -> bool:
         """True when the choice reads NVTX ranges."""
-        return bool(self.nvtx or self.per_nvtx)
+        return bool(self.nvtx or self.per_nvtx or self.by_nvtx)
+
+    @property
+    def several(self) -> bool:
+        """True when the choice makes several windows (each answered on its own)."""
+        return bool(self.per_nvtx or self.by_nvtx)
 
 
 @dataclass
@@ -214,6 +222,8 @@ def ncu_scope(run: Run, ncu: list[store.Ingested]) -> Scope:
 def _windows(run: Run, capture: store.Capture, choice: WindowChoice) -> list[windows.Window | None]:
     if choice.per_nvtx:
         return list(windows.per_nvtx_windows(run.con, capture, choice.per_nvtx))
+    if choice.by_nvtx:
+        return windows.by_nvtx_windows(run.con, capture, choice.by_nvtx)
     if choice.nvtx:
         return [windows.nvtx_window(run.con, capture, choice.nvtx)]
     if choice.time_range:
@@ -258,27 +268,40 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
              if analysis.uses_rules else {})
     key = json.dumps({"command": analysis.name, **options, **rules, "code": store_cache.code_fingerprint(),
                       "inputs": sorted((i.trace_id, i.path) for i, _ in capture.roles()),
-                      "nvtx": choice.nvtx, "range": choice.time_range, "per_nvtx": choice.per_nvtx},
+                      "nvtx": choice.nvtx, "range": choice.time_range, "per_nvtx": choice.per_nvtx,
+                      "by_nvtx": choice.by_nvtx},
                      sort_keys=True, default=str)
     result = store.cached_result(run.con, capture.capture_id, key) if analysis.cacheable else None
     if result is None:
-        parts = []
+        parts = {}
         for window in _windows(run, capture, choice):
             try:
-                parts.append(answer(run, analysis, capture, options, window))
+                parts[window.label if window else None] = answer(run, analysis, capture, options, window)
             except EmptyScope as exc:
-                if not choice.per_nvtx:
+                if not choice.several:
                     raise
                 run.warnings.append(f"{exc}; skipped")
-        result = {"per_nvtx": choice.per_nvtx, "windows": parts} if choice.per_nvtx else parts[0]
+        if choice.per_nvtx:
+            result = {"per_nvtx": choice.per_nvtx, "windows": list(parts.values())}
+        elif choice.by_nvtx:
+            result = {"by_nvtx": choice.by_nvtx, "groups": parts}
+        else:
+            result = next(iter(parts.values()))
         if analysis.cacheable:
             store.remember_result(run.con, capture.capture_id, key, result)
     _warn_integrity(run, capture, result)
     return result
 
 
+def parts_of(result: dict[str, Any]) -> list[dict[str, Any]]:
+    """The answers a result holds: one per window (--per-nvtx) or group (--by-nvtx), else the result itself."""
+    if "groups" in result:
+        return list(result["groups"].values())
+    return result.get("windows", [result])
+
+
 def _warn_integrity(run: Run, capture: store.Capture, result: dict[str, Any]) -> None:
-    for part in result.get("windows", [result]):
+    for part in parts_of(result):
         if "integrity" in part:
             run.warnings.extend(integrity.warnings(part["integrity"], capture))
 

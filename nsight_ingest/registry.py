@@ -79,7 +79,7 @@ CLASSIFY = Analysis(
     classify.answer, "print_classify",
     modules=("scope.summary", "classify.timeline", "classify.components", "classify.families",
              "classify.top_kernels", "scope.launch_coverage", "launches.launch_api", "scope.integrity",
-             "ncu.by_component"),
+             "ncu.by_component", "scope.window_busy", "launches.gap_percentiles"),
     keys=(*_SOURCES, "gpu_span_ns", "gpu_operation_count", "kernel_count", "kernel_time_ns",
           "kernel_busy_percent_of_span", "launch_gaps", "cpu_gpu_overlap", "components", "families", "top_kernels",
           "classification_policy", "family_policy", "launch_api", "inputs", "devices", "rule_set", "capture_id",
@@ -91,11 +91,14 @@ LAUNCHES = Analysis(
     launches.answer, "print_launches",
     modules=("launches.gap_percentiles", "launches.cpu_starved", "launches.stream_gaps", "scope.launch_coverage",
              "launches.launch_api", "launches.largest_gaps", "launches.gaps_by_component_pair",
-             "launches.gaps_by_family_pair", "launches.by_family", "launches.queue_delay", "scope.integrity"),
+             "launches.gaps_by_family_pair", "launches.by_family", "launches.queue_delay", "scope.integrity",
+             "scope.window_busy", "classify.top_kernels"),
     keys=(*_SOURCES, "launch_api_calls", "kernels_without_launch_row", "gaps", "largest_gaps",
           "gaps_by_component_pair", "gaps_by_family_pair", "api_duration_ns", "queue_delay_ns", "by_family",
           "cpu_starved_kernel_percent", "integrity", "inputs", "rule_set"),
-    options=(Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1, maximum=MOST),))
+    options=(Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1, maximum=MOST),
+             Option("top_kernels", "--top-kernels", 10, "with NVTX windows: how many kernels to list per window",
+                    minimum=1, maximum=MOST)))
 QUEUE_DELAY = Analysis(
     "queue-delay", "How long launched kernels waited in the launch queue (kern_exec Queue Dur).",
     queue_delay.answer, "print_queue_delay",

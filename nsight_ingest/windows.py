@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 
 import duckdb
@@ -17,6 +18,7 @@ class Window:
 
     label: str
     ranges: tuple[tuple[int, int, int | None], ...]
+    nvtx: bool = False  # NVTX ranges (their time and how busy the GPU was in them are part of the answer)
 
 
 @fills("scope.window_ranges")
@@ -67,7 +69,7 @@ def nvtx_window(con: duckdb.DuckDBPyConnection, capture: Capture, name: str) -> 
     rows = _nvtx_rows(con, capture, name.lstrip(":"), None)
     if not rows:
         raise InputError(f"no NVTX range named {name!r} in {capture.nvtx.path} (some: {_available(con, capture)})")
-    return Window(f"nvtx {name}", tuple((start, end, tid) for _, start, end, tid in rows))
+    return Window(f"nvtx {name}", tuple((start, end, tid) for _, start, end, tid in rows), nvtx=True)
 
 
 def per_nvtx_windows(con: duckdb.DuckDBPyConnection, capture: Capture, pattern: str) -> list[Window]:
@@ -75,4 +77,27 @@ def per_nvtx_windows(con: duckdb.DuckDBPyConnection, capture: Capture, pattern: 
     rows = _nvtx_rows(con, capture, None, pattern)
     if not rows:
         raise InputError(f"no NVTX range matches {pattern!r} in {capture.nvtx.path} (some: {_available(con, capture)})")
-    return [Window(f"{name} @ {start}", ((start, end, tid),)) for name, start, end, tid in rows]
+    return [Window(f"{name} @ {start}", ((start, end, tid),), nvtx=True) for name, start, end, tid in rows]
+
+
+def by_nvtx_windows(con: duckdb.DuckDBPyConnection, capture: Capture, pattern: str) -> list[Window]:
+    """The NVTX ranges whose name fully matches `pattern`, grouped by the pattern's first capture group (no group:
+    one group named by the pattern), one window per group, in the order the groups first occur."""
+    rows = _nvtx_rows(con, capture, None, pattern)
+    if not rows:
+        raise InputError(f"no NVTX range matches {pattern!r} in {capture.nvtx.path} (some: {_available(con, capture)})")
+    try:
+        compiled = re.compile(pattern)
+    except re.error:  # syntax DuckDB's regular expressions take and Python's do not: each name its own group
+        compiled = None
+    groups: dict[str, list[tuple[int, int, int | None]]] = {}
+    for name, start, end, tid in rows:
+        if compiled is None:
+            label = name
+        elif not compiled.groups:
+            label = pattern
+        else:
+            match = compiled.fullmatch(name)
+            label = (match.group(1) or "") if match else name
+        groups.setdefault(label, []).append((start, end, tid))
+    return [Window(label, tuple(ranges), nvtx=True) for label, ranges in groups.items()]

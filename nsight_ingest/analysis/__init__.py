@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nsight_ingest.rules import RuleSet
+from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Ingested
 
 # The percentile keys of every duration distribution, as the ns_percentiles macro (sql/common) names them.
@@ -34,6 +35,15 @@ def rule_set_block(context: dict[str, Any]) -> dict[str, Any]:
     """Which rules decided the classes (a scope's context holds them): the component rules' folder, version hash
     and files, the same of the family rules under `families`."""
     return {**_files_block(context["rule_set"]), "families": _files_block(context["family_set"])}
+
+
+def nvtx_figures(scope: Scope) -> dict[str, Any]:
+    """An NVTX window's ranges: how many, the first one's start, their summed time, and how busy the GPU was in
+    them (the union of the window's kernels clipped to the ranges, over the range time)."""
+    row = scope.row("scope.window_busy")
+    return {"ranges": int(row["ranges"]), "range_start_ns": int(row["range_start_ns"]),
+            "range_time_ns": int(row["range_time_ns"]),
+            "busy_percent": percent(row["kernel_union_ns"], row["range_time_ns"])}
 
 
 def percentiles(row: dict[str, Any] | None) -> dict[str, float | None]:

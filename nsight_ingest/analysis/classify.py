@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nsight_ingest.analysis import inputs_block, integrity, percent, rule_set_block
+from nsight_ingest.analysis import inputs_block, integrity, nvtx_figures, percent, rule_set_block
 from nsight_ingest.analysis.ncu import Thresholds
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.rules import RuleSet
@@ -164,6 +164,13 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     scopes = devices if len(devices) == 1 else [None, *devices]
     timelines = {device: scope.row("classify.timeline", device=device) for device in scopes}
     timelines.setdefault(None, timelines[devices[0]])
+    gaps = timelines
+    if window is not None:  # a window's gaps leave out the time between its ranges (launches.kernel_gaps)
+        gaps = {row["device"]: {"positive_gap_count": row["positive_gap_count"], "gap_total_ns": row["total_ns"],
+                                "gap_maximum_ns": row["max_ns"] or 0}
+                for row in scope.rows("launches.gap_percentiles") if row["device"] is not None}
+        gaps = {device: gaps.get(device, {"positive_gap_count": 0, "gap_total_ns": 0, "gap_maximum_ns": 0})
+                for device in devices}
     # per device (None: the whole scope) the rows of each module; a device with memory operations alone has none
     classes = {device: {"components": [], "families": [], "top_kernels": []} for device in totals}
     for module, key, params in (("classify.components", "components", {}), ("classify.families", "families", {}),
@@ -174,7 +181,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     coverage = scope.row("scope.launch_coverage") if has_launches else None
 
     def part(device: str | None) -> dict[str, Any]:
-        gap_parts = [timelines[device]] if device is not None else [timelines[d] for d in devices]
+        gap_parts = [gaps[device]] if device is not None else [gaps[d] for d in devices]
         overlap = _overlap(timelines[device]) if has_launches else None
         return _summary(totals[device], launch_gaps(gap_parts), overlap, classes[device], rule_set, family_set)
 
@@ -182,6 +189,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "source_gpu_trace": capture.gpu_trace.path,
         "source_kernel_exec_trace": capture.kern_exec.path if capture.kern_exec else None,
         **({"window": window.label} if window else {}),
+        **(nvtx_figures(scope) if window and window.nvtx else {}),
         **part(None),
         "classification_policy": dict(rule_set.classes()),
         "family_policy": dict(family_set.classes()),

@@ -7,12 +7,13 @@ from typing import Any
 from nsight_ingest.analysis import (
     inputs_block,
     integrity,
+    nvtx_figures,
     percent,
     percentiles,
     queue_delay,
     rule_set_block,
 )
-from nsight_ingest.analysis.classify import launch_api_counts
+from nsight_ingest.analysis.classify import launch_api_counts, top_kernels
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
@@ -45,6 +46,15 @@ def _by_family(rows: list[dict[str, Any]], order: list[str]) -> dict[str, Any]:
     } for family in order if (r := found.get(family))}
 
 
+def _nvtx_group(scope: Scope, options: dict[str, Any]) -> dict[str, Any]:
+    """An NVTX window's range figures, its kernels and kernel time, and its `top_kernels` kernels with the most
+    time (a phase's launch anatomy next to what ran in it)."""
+    kernels, time_ns = scope.con.execute("SELECT count(*), coalesce(sum(duration_ns), 0) FROM scope_kernels").fetchone()
+    rows = scope.rows("classify.top_kernels", top=options["top_kernels"])
+    return {**nvtx_figures(scope), "kernel_count": int(kernels), "kernel_time_ns": int(time_ns),
+            "top_kernels": top_kernels([r for r in rows if r["device"] is None], int(time_ns))}
+
+
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The launch analysis of one capture or window, as a JSON-ready dict (options: `top` gaps to list)."""
     window = scope.context["window"]
@@ -64,6 +74,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "source_gpu_trace": capture.gpu_trace.path,
         "source_kernel_exec_trace": capture.kern_exec.path if capture.kern_exec else None,
         **({"window": window.label} if window else {}),
+        **(_nvtx_group(scope, options) if window and window.nvtx else {}),
         **api,
         "gaps": _gaps(gaps.get(None)),
         "largest_gaps": scope.rows("launches.largest_gaps", top=options["top"]),

@@ -165,6 +165,25 @@ def print_classify(result: dict[str, Any], console: Console | None = None) -> No
                   soft_wrap=True)
 
 
+def print_windows(result: dict[str, Any], console: Console | None = None) -> None:
+    """One row per window (--per-nvtx) or group (--by-nvtx): where it starts, its span, kernels, kernel time, how
+    busy the GPU was in its ranges and its largest gap."""
+    console = console or _console(width=150)
+    grouped = "groups" in result
+    parts = result["groups"] if grouped else {p.get("window"): p for p in result["windows"]}
+    title = f"--by-nvtx {result['by_nvtx']}" if grouped else f"--per-nvtx {result['per_nvtx']}"
+    table = _table(title=escape(f"{title}: {len(parts)} {'groups' if grouped else 'windows'}"))
+    for column in ("group" if grouped else "window", "ranges", "start ms", "range ms", "span ms", "kernels",
+                   "kernel ms", "busy %", "largest gap ms"):
+        table.add_column(column, justify="left" if column in ("group", "window") else "right", overflow="fold")
+    for label, p in parts.items():
+        gap = (p.get("launch_gaps") or {}).get("maximum_ns", (p.get("gaps") or {}).get("max_ns"))
+        table.add_row(escape(str(label)), str(p.get("ranges", "-")), _ms(p.get("range_start_ns")),
+                      _ms(p.get("range_time_ns")), _ms(p.get("gpu_span_ns")), str(p.get("kernel_count", "-")),
+                      _ms(p.get("kernel_time_ns")), _pct(p.get("busy_percent")), _ms(gap))
+    console.print(table)
+
+
 def print_rows(columns: list[str], rows: list[tuple], console: Console | None = None) -> None:
     """A query result as a text table."""
     console = console or _console(width=200)
