@@ -91,17 +91,17 @@ NcuFiles = Annotated[list[str] | None, typer.Option("--ncu", help="ncu --csv exp
 ApiTrace = Annotated[str | None, typer.Option("--api-trace", help="cuda_api_trace CSV of the same capture")]
 
 
-def _print(result: Any, fmt: Format, table, details: bool = False) -> None:
+def _print(result: Any, fmt: Format, analysis: registry.Analysis, details: bool = False) -> None:
     if fmt is Format.json:
         print(report.to_json(result))
-    elif "windows" in result or "groups" in result:  # one row per window or group, then (groups, --details) each
+    elif analysis.windows and ("windows" in result or "groups" in result):  # a row per window or group, then each
         from nsight_ingest.report import tables
 
         tables.print_windows(result)
         for part in pipeline.parts_of(result) if details or "groups" in result else ():
-            table(part)
+            analysis.print_table(part)
     else:
-        table(result)
+        analysis.print_table(result)
 
 
 def _option(option: registry.Option) -> inspect.Parameter:
@@ -134,7 +134,7 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
         run = _run(given["db"], given.get("rules"), sources, given.get("families"))
         result = pipeline.guarded(run, lambda current: body(given, current))
         _warn_about(run)
-        _print(result, given["fmt"], analysis.print_table, given.get("details", False))
+        _print(result, given["fmt"], analysis, given.get("details", False))
         sys.stdout.flush()  # the answer is out before its store is written to the cache
         run.warnings.clear()
         pipeline.finish(run)
@@ -204,9 +204,12 @@ app.command(name="compare")(_command(registry.COMPARE, [
     _argument("b", Annotated[str | None, typer.Argument(help="cuda_gpu_trace of the 'after' capture")], None),
     _keyword("abba", Annotated[Path | None, typer.Option("--abba", help="per-update timings CSV: trial, variant, "
                                                                        "update, seconds (variants before/after)")]),
+    _keyword("nvtx", Nvtx), _keyword("time_range", TimeRange), _keyword("by_nvtx", ByNvtx),
 ], lambda given, run: pipeline.compare(run, given["a"] and pipeline.CaptureFiles(given["a"]),
                                        given["b"] and pipeline.CaptureFiles(given["b"]), given["abba"],
-                                       given["options"]), extra=registry.ABBA.options))
+                                       given["options"], pipeline.WindowChoice(given["nvtx"], given["time_range"],
+                                                                               None, given["by_nvtx"])),
+    extra=registry.ABBA.options))
 
 
 Scheduler = StrEnum("Scheduler", {name: name for name in nightly.SCHEDULERS})

@@ -330,8 +330,13 @@ class Answered:
 def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs, top_kernels: int | None = None) -> Answered:
     """The classify and launches results of a whole capture at their defaults (classify listing `top_kernels`
     kernels when given), on one scope (its modules are built once for both), with their integrity warnings."""
-    capture = open_capture(run, files)
-    scope = capture_scope(run, capture)
+    return _classified(run, open_capture(run, files), None, top_kernels)
+
+
+def _classified(run: Run, capture: store.Capture, window: windows.Window | None,
+                top_kernels: int | None = None) -> Answered:
+    """classify_and_launches of an opened capture, or of one window of it."""
+    scope = capture_scope(run, capture, window)
     options = {**CLASSIFY.defaults(), **({"top": top_kernels} if top_kernels else {})}
     summary = _answered(CLASSIFY, scope, capture, options)
     launch = _answered(LAUNCHES, scope, capture, LAUNCHES.defaults())
@@ -373,26 +378,56 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
     return result
 
 
+def _compared_windows(run: Run, inputs: CaptureInputs, choice: WindowChoice
+                      ) -> tuple[store.Capture, dict[str | None, tuple[Answered, list[dict[str, Any]]]]]:
+    """One side of a comparison: per window of the choice (None: the whole capture), its classify and launches
+    results and its kernels (compare.kernels)."""
+    capture = open_capture(run, inputs, choice.needs_nvtx)
+    parts = {}
+    for window in _windows(run, capture, choice):  # one scope at a time: they share the connection
+        try:
+            answered = _classified(run, capture, window)
+        except EmptyScope as exc:
+            if not choice.several:
+                raise
+            run.warnings.append(f"{exc}; skipped")
+            continue
+        parts[window.label if window else None] = (answered, answered.scope.rows("compare.kernels"))
+    return capture, parts
+
+
 def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, timings: Path | None,
-            options: dict[str, Any]) -> dict[str, Any]:
+            options: dict[str, Any], choice: WindowChoice = WindowChoice()) -> dict[str, Any]:
     """Before and after: the deltas from capture `before` to capture `after` (from the classify and launches
-    analyses of each), or, given `timings`, the matched A/B/B/A comparison of per-update wall-clock times."""
+    analyses of each; the same window of each with `choice`, group by group with --by-nvtx), or, given `timings`,
+    the matched A/B/B/A comparison of per-update wall-clock times."""
     if timings is not None:
         if before or after:
             raise InputError("give either two captures or --abba TIMINGS.csv, not both")
         return _answered(ABBA, Scope(duckdb.connect(), {}, {"timings_path": timings}), options)
     if not (before and after):
         raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
+    if choice.per_nvtx:
+        raise InputError("compare takes --nvtx, --range or --by-nvtx (ranges of two captures pair up by group, not "
+                         "one by one)")
     check_gate(options)
-    both = [resolve(files, run.sources) for files in (before, after)]
+    both = [resolve(files, run.sources, choice.needs_nvtx) for files in (before, after)]
     connect(run, both)
-    sides = []
-    for inputs in both:  # one capture's scope at a time: they share the connection
-        answered = classify_and_launches(run, inputs)
-        sides.append((answered, answered.scope.rows("compare.kernels")))
-    (a, kernels_a), (b, kernels_b) = sides
-    if a.capture.gpu_trace.sha256 == b.capture.gpu_trace.sha256:
-        run.warnings.append(f"compare: both captures are the same bytes (sha256 {a.capture.gpu_trace.sha256[:12]}): "
+    (capture_a, parts_a), (capture_b, parts_b) = (_compared_windows(run, inputs, choice) for inputs in both)
+    if capture_a.gpu_trace.sha256 == capture_b.gpu_trace.sha256:
+        run.warnings.append(f"compare: both captures are the same bytes (sha256 {capture_a.gpu_trace.sha256[:12]}): "
                             f"every delta is zero")
-    return _with_keys(COMPARE, COMPARE.answer(a.summary, b.summary, a.launches, b.launches, kernels_a, kernels_b,
-                                              options))
+    for label in parts_a.keys() ^ parts_b.keys():
+        run.warnings.append(f"compare: group {label!r} is only in {'A' if label in parts_a else 'B'}; not compared")
+    compared = {}
+    for label in [key for key in parts_a if key in parts_b]:
+        (a, kernels_a), (b, kernels_b) = parts_a[label], parts_b[label]
+        compared[label] = _with_keys(COMPARE, COMPARE.answer(a.summary, b.summary, a.launches, b.launches,
+                                                             kernels_a, kernels_b, options))
+    if not choice.by_nvtx:
+        return compared[None] if None in compared else next(iter(compared.values()))
+    result: dict[str, Any] = {"by_nvtx": choice.by_nvtx, "groups": compared}
+    if options.get("fail_above") is not None:
+        verdicts = {part["verdict"] for part in compared.values()}
+        result["verdict"] = next((v for v in ("worse", "better") if v in verdicts), "unchanged")
+    return result

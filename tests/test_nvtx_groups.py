@@ -25,17 +25,22 @@ RANGES = [(0, 300, "req 0 prefill"), (300, 500, "req 0 decode 0"), (500, 700, "r
           (700, 1000, "req 1 decode 0")]
 
 
-@pytest.fixture
-def phases(tmp_path):
-    gpu = write(tmp_path / "p_cuda_gpu_trace.csv", GPU_HEADER,
-                [kernel_row(s, d, n, stream=st) for (s, d, n, st), _ in KERNELS])
-    write(tmp_path / "p_cuda_kern_exec_trace.csv", KERN_EXEC_HEADER, [
+def write_phases(folder, prefix: str, kernels=KERNELS):
+    """A capture of these kernels (each with its launch call on thread 1) and the four ranges, as a CSV set."""
+    gpu = write(folder / f"{prefix}_cuda_gpu_trace.csv", GPU_HEADER,
+                [kernel_row(s, d, n, stream=st) for (s, d, n, st), _ in kernels])
+    write(folder / f"{prefix}_cuda_kern_exec_trace.csv", KERN_EXEC_HEADER, [
         f'{api},5,,,{s},{d},{s + d - api},9,1,0,cudaLaunchKernel,   1    1    1, 128    1    1,"{n}"'
-        for (s, d, n, _), api in KERNELS])
-    write(tmp_path / "p_nvtx_pushpop_trace.csv", NVTX_HEADER, [
+        for (s, d, n, _), api in kernels])
+    write(folder / f"{prefix}_nvtx_pushpop_trace.csv", NVTX_HEADER, [
         f"{start},{end},{end - start},0,{end - start},:{name},9,1,0,0,{i},,:{i},:{name}"
         for i, (start, end, name) in enumerate(RANGES, start=1)])
     return gpu
+
+
+@pytest.fixture
+def phases(tmp_path):
+    return write_phases(tmp_path, "p")
 
 
 def test_groups_by_hand(phases, run_cli):
@@ -122,3 +127,25 @@ def test_llm_prefill_and_decode_against_plain_sql(run_cli):
     prefill = result["groups"]["prefill"]
     assert prefill["kernel_time_ns"] > prefill["range_time_ns"]  # summed kernel time exceeds the range time ...
     assert prefill["busy_percent"] < 100  # ... their union clipped to the ranges cannot
+
+
+def test_compare_group_by_group(phases, run_cli, tmp_path):
+    """After: K5 (req 1 prefill) runs 120 ns, not 80. prefill 370 -> 410 ns (+10.8%), decode 130 -> 130."""
+    slower = [((520, 120, "gemm_a", 1), 505) if kernel[0] == 520 else (kernel, api) for kernel, api in KERNELS]
+    after = write_phases(tmp_path, "q", slower)
+    out = run_cli("compare", phases, after, "--by-nvtx", PATTERN, "--fail-above", "5")
+    assert out.code == 1, out.err
+    groups = out.json()["groups"]
+    assert groups["prefill"]["kernel_time_ms"]["delta"] == pytest.approx(40e-6)
+    assert groups["prefill"]["verdict"] == "worse" and groups["decode"]["verdict"] == "unchanged"
+    assert out.json()["verdict"] == "worse"
+    (gemm,) = groups["prefill"]["kernels"]["changed"]
+    assert gemm["total_ns"] == {"a": 300, "b": 340, "delta": 40, "delta_percent": pytest.approx(40 / 3)}
+    first = run_cli("compare", phases, after, "--nvtx", "req 0 prefill", "--fail-above", "5")
+    assert first.code == 0 and first.json()["verdict"] == "unchanged"  # K5 is in the other prefill range
+    assert first.json()["window"] == "nvtx req 0 prefill"
+
+
+def test_compare_refuses_per_nvtx(phases, run_cli):
+    out = run_cli("compare", phases, phases, "--by-nvtx", PATTERN, "--nvtx", "x")
+    assert out.code == 2 and "choose one of" in out.err

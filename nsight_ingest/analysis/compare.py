@@ -112,6 +112,7 @@ def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any], l
     result = {
         "a": a["source_gpu_trace"],
         "b": b["source_gpu_trace"],
+        **({"window": a["window"]} if "window" in a else {}),
         "kernel_time_ms": _delta(ms_a, ms_b),
         "speedup": ms_a / ms_b if ms_b else None,
         "gpu_span_ms": _delta(a["gpu_span_ns"] / 1e6, b["gpu_span_ns"] / 1e6),

@@ -305,7 +305,16 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
                       f" s per update; {result['time_reduction_percent_rounded']}% less time, speedup"
                       f" {result['speedup']:.4f}", highlight=False)
         return
-    console.print(escape(f"compare {result['a']} -> {result['b']}"), highlight=False)
+    if "groups" in result:  # --by-nvtx: each group compared on its own
+        for label, part in result["groups"].items():
+            console.print(escape(f"[group {label}]"), highlight=False)
+            print_compare(part, console)
+        if "verdict" in result:
+            console.print(f"gate over every group: [bold]{result['verdict']}[/bold]", highlight=False)
+        return
+    console.print(escape(f"compare {result['a']} -> {result['b']}" + (f" [{result['window']}]"
+                                                                      if result.get("window") else "")),
+                  highlight=False)
     table = _table()
     for column in ("", "before", "after", "delta", "delta %"):
         table.add_column(column, justify="left" if not column else "right")
