@@ -199,7 +199,8 @@ def open_capture(run: Run, files: CaptureFiles | CaptureInputs, need_nvtx: bool 
 
 # A window copies its part of the capture once; a whole capture is read through views (sql/scope/*.sql).
 WINDOW_SUBSTITUTES = {"scope.ops": "scope.window_ops", "scope.launches": "scope.window_launches",
-                      "scope.api_calls": "scope.window_api_calls"}
+                      "scope.api_calls": "scope.window_api_calls",
+                      "launches.kernel_gaps": "launches.window_kernel_gaps"}
 
 
 def capture_scope(run: Run, capture: store.Capture, window: windows.Window | None = None) -> Scope:
@@ -404,6 +405,10 @@ def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, t
     if timings is not None:
         if before or after:
             raise InputError("give either two captures or --abba TIMINGS.csv, not both")
+        if choice != WindowChoice() or options.get("fail_above") is not None \
+                or options["gate_metric"] != COMPARE.defaults()["gate_metric"]:
+            raise InputError("--fail-above, --gate-metric and window options compare two captures, not --abba "
+                             "timings")
         return _answered(ABBA, Scope(duckdb.connect(), {}, {"timings_path": timings}), options)
     if not (before and after):
         raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
@@ -417,15 +422,17 @@ def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, t
     if capture_a.gpu_trace.sha256 == capture_b.gpu_trace.sha256:
         run.warnings.append(f"compare: both captures are the same bytes (sha256 {capture_a.gpu_trace.sha256[:12]}): "
                             f"every delta is zero")
-    for label in parts_a.keys() ^ parts_b.keys():
+    for label in sorted(parts_a.keys() ^ parts_b.keys(), key=str):
         run.warnings.append(f"compare: group {label!r} is only in {'A' if label in parts_a else 'B'}; not compared")
     compared = {}
     for label in [key for key in parts_a if key in parts_b]:
         (a, kernels_a), (b, kernels_b) = parts_a[label], parts_b[label]
         compared[label] = _with_keys(COMPARE, COMPARE.answer(a.summary, b.summary, a.launches, b.launches,
                                                              kernels_a, kernels_b, options))
+    if not compared:
+        raise InputError(f"compare --by-nvtx {choice.by_nvtx!r}: no group is in both captures")
     if not choice.by_nvtx:
-        return compared[None] if None in compared else next(iter(compared.values()))
+        return next(iter(compared.values()))
     result: dict[str, Any] = {"by_nvtx": choice.by_nvtx, "groups": compared}
     if options.get("fail_above") is not None:
         verdicts = {part["verdict"] for part in compared.values()}

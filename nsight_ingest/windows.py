@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass
 
 import duckdb
@@ -46,15 +45,16 @@ def time_range(spec: str) -> Window:
     return Window(f"range {spec}", ((low, high, None),))
 
 
-def _nvtx_rows(con: duckdb.DuckDBPyConnection, capture: Capture, name: str | None, pattern: str | None) -> list:
+def _nvtx_rows(con: duckdb.DuckDBPyConnection, capture: Capture, name: str | None, pattern: str | None,
+               flag: str = "--per-nvtx") -> list:
     if capture.nvtx is None:
         raise InputError(f"{capture.gpu_trace.path}: NVTX windows need NVTX push/pop ranges and the capture has none "
                          f"(an export captured without nsys --trace=nvtx, or a CSV set without --nvtx-trace FILE)")
     try:
         rows = query(con, "scope.nvtx_ranges", nvtx_trace=capture.nvtx.trace_id, name=name, pattern=pattern)
     except duckdb.Error as exc:
-        raise InputError(f"--per-nvtx {pattern!r}: {first_line(exc)}") from None
-    return [(r["range_name"], r["start_ns"], r["end_ns"], r["tid"]) for r in rows]
+        raise InputError(f"{flag} {pattern!r}: {first_line(exc)}") from None
+    return [(r["range_name"], r["start_ns"], r["end_ns"], r["tid"], r["group_name"]) for r in rows]
 
 
 def _available(con: duckdb.DuckDBPyConnection, capture: Capture) -> str:
@@ -69,7 +69,7 @@ def nvtx_window(con: duckdb.DuckDBPyConnection, capture: Capture, name: str) -> 
     rows = _nvtx_rows(con, capture, name.lstrip(":"), None)
     if not rows:
         raise InputError(f"no NVTX range named {name!r} in {capture.nvtx.path} (some: {_available(con, capture)})")
-    return Window(f"nvtx {name}", tuple((start, end, tid) for _, start, end, tid in rows), nvtx=True)
+    return Window(f"nvtx {name}", tuple((start, end, tid) for _, start, end, tid, _ in rows), nvtx=True)
 
 
 def per_nvtx_windows(con: duckdb.DuckDBPyConnection, capture: Capture, pattern: str) -> list[Window]:
@@ -77,27 +77,18 @@ def per_nvtx_windows(con: duckdb.DuckDBPyConnection, capture: Capture, pattern: 
     rows = _nvtx_rows(con, capture, None, pattern)
     if not rows:
         raise InputError(f"no NVTX range matches {pattern!r} in {capture.nvtx.path} (some: {_available(con, capture)})")
-    return [Window(f"{name} @ {start}", ((start, end, tid),), nvtx=True) for name, start, end, tid in rows]
+    return [Window(f"{name} @ {start}", ((start, end, tid),), nvtx=True) for name, start, end, tid, _ in rows]
 
 
 def by_nvtx_windows(con: duckdb.DuckDBPyConnection, capture: Capture, pattern: str) -> list[Window]:
-    """The NVTX ranges whose name fully matches `pattern`, grouped by the pattern's first capture group (no group:
-    one group named by the pattern), one window per group, in the order the groups first occur."""
-    rows = _nvtx_rows(con, capture, None, pattern)
+    """The NVTX ranges whose name fully matches `pattern`, grouped by what the pattern's first capture group matched
+    (DuckDB's regular expressions, as they selected the ranges); a pattern whose group matched nothing in any range,
+    or that has none, makes one group named by the pattern. One window per group, in the order they first occur."""
+    rows = _nvtx_rows(con, capture, None, pattern, "--by-nvtx")
     if not rows:
         raise InputError(f"no NVTX range matches {pattern!r} in {capture.nvtx.path} (some: {_available(con, capture)})")
-    try:
-        compiled = re.compile(pattern)
-    except re.error:  # syntax DuckDB's regular expressions take and Python's do not: each name its own group
-        compiled = None
+    grouped = any(group for *_, group in rows)
     groups: dict[str, list[tuple[int, int, int | None]]] = {}
-    for name, start, end, tid in rows:
-        if compiled is None:
-            label = name
-        elif not compiled.groups:
-            label = pattern
-        else:
-            match = compiled.fullmatch(name)
-            label = (match.group(1) or "") if match else name
-        groups.setdefault(label, []).append((start, end, tid))
+    for _, start, end, tid, group in rows:
+        groups.setdefault(group if grouped else pattern, []).append((start, end, tid))
     return [Window(label, tuple(ranges), nvtx=True) for label, ranges in groups.items()]

@@ -149,3 +149,34 @@ def test_compare_group_by_group(phases, run_cli, tmp_path):
 def test_compare_refuses_per_nvtx(phases, run_cli):
     out = run_cli("compare", phases, phases, "--by-nvtx", PATTERN, "--nvtx", "x")
     assert out.code == 2 and "choose one of" in out.err
+
+
+def test_gaps_between_ranges_without_launch_rows(phases, run_cli):
+    """Without a kern_exec trace, kernels go to the range holding their GPU start: still no gap across ranges."""
+    phases.with_name("p_cuda_kern_exec_trace.csv").unlink()
+    prefill = run_cli("classify", phases, "--by-nvtx", PATTERN).json()["groups"]["prefill"]
+    assert prefill["launch_gaps"]["total_ns"] == 90 and prefill["launch_gaps"]["positive_gap_count"] == 1
+
+
+def test_the_gate_refuses_what_it_cannot_judge(phases, run_cli, tmp_path):
+    """No group in common, a metric one side lacks, an unknown metric, gate options with --abba: one line, exit 2."""
+    only_decode = write_phases(tmp_path, "d", [k for k in KERNELS if k[1] in (310, 370, 790)])  # decode launches
+    out = run_cli("compare", phases, only_decode, "--by-nvtx", r"req \d+ (prefill)", "--fail-above", "5")
+    assert out.code == 2 and "no group is in both captures" in out.err
+    bare = write(tmp_path / "bare_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(0, 10, "k")])
+    out = run_cli("compare", phases, bare, "--fail-above", "5", "--gate-metric", "cpu_starved_kernel_percent")
+    assert out.code == 2 and "after capture has no value" in out.err
+    assert run_cli("compare", phases, phases, "--gate-metric", "bogus").code == 2
+    timings = tmp_path / "t.csv"
+    timings.write_text("trial,variant,update,seconds\n1,before,1,2.0\n2,after,1,1.0\n")
+    out = run_cli("compare", "--abba", str(timings), "--fail-above", "1")
+    assert out.code == 2 and "not --abba" in out.err
+
+
+def test_the_gate_from_zero(tmp_path, run_cli):
+    """No gap before, a 100 ns gap after: launch_gap_total_ms rose from zero, past any limit; reported in ms."""
+    before = write(tmp_path / "z_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(0, 10, "k"), kernel_row(10, 10, "k")])
+    after = write(tmp_path / "y_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(0, 10, "k"), kernel_row(110, 10, "k")])
+    out = run_cli("compare", before, after, "--fail-above", "50", "--gate-metric", "launch_gap_total_ms")
+    assert out.code == 1 and out.json()["verdict"] == "worse"
+    assert out.json()["gate"]["before"] == 0 and out.json()["gate"]["after"] == pytest.approx(100e-6)

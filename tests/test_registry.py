@@ -46,7 +46,7 @@ def test_the_other_analyses_keep_their_word(tmp_path):
     timings.write_text("trial,variant,update,seconds\n" + "".join(
         f"{t},{v},{u},{s}\n" for t, v, s in ((1, "before", 2.0), (2, "after", 1.0), (3, "after", 1.0),
                                              (4, "before", 2.0)) for u in range(1, 5)))
-    abba = pipeline.compare(new_run(), None, None, timings, registry.ABBA.defaults())
+    abba = pipeline.compare(new_run(), None, None, timings, {**registry.COMPARE.defaults(), **registry.ABBA.defaults()})
     assert set(registry.ABBA.keys) <= set(abba) and abba["design"] == "ABBA"
 
 

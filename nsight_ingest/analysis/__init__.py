@@ -38,12 +38,12 @@ def rule_set_block(context: dict[str, Any]) -> dict[str, Any]:
 
 
 def nvtx_figures(scope: Scope) -> dict[str, Any]:
-    """An NVTX window's ranges: how many, the first one's start, their summed time, and how busy the GPU was in
-    them (the union of the window's kernels clipped to the ranges, over the range time)."""
+    """An NVTX window's ranges: how many, the first one's start, their summed time, and how busy the window's
+    kernels kept the GPU in them (their union clipped to the ranges, over the time the ranges cover)."""
     row = scope.row("scope.window_busy")
     return {"ranges": int(row["ranges"]), "range_start_ns": int(row["range_start_ns"]),
             "range_time_ns": int(row["range_time_ns"]),
-            "busy_percent": percent(row["kernel_union_ns"], row["range_time_ns"])}
+            "busy_percent": percent(row["kernel_union_ns"], row["range_union_ns"])}
 
 
 def percentiles(row: dict[str, Any] | None) -> dict[str, float | None]:

@@ -64,40 +64,44 @@ def kernel_deltas(before: list[dict[str, Any]], after: list[dict[str, Any]], top
 
 
 # The compared figures a CI gate can judge, by their names in the nightly metric table (history.METRICS says which
-# way is worse), each as its path in the compare result.
+# way is worse), each as its path in the compare result and the factor to the metric's unit.
 GATE_METRICS = {
-    "kernel_time_ms": ("kernel_time_ms",),
-    "gpu_span_ms": ("gpu_span_ms",),
-    "kernel_busy_percent": ("kernel_busy_percent",),
-    "launch_gap_total_ms": ("launch_gaps", "total_ns"),
-    "launch_gap_p90_ns": ("launch_gaps", "p90_ns"),
-    "launch_overlap_percent": ("launch_overlap_percent",),
-    "cpu_starved_kernel_percent": ("cpu_starved_kernel_percent",),
+    "kernel_time_ms": (("kernel_time_ms",), 1.0),
+    "gpu_span_ms": (("gpu_span_ms",), 1.0),
+    "kernel_busy_percent": (("kernel_busy_percent",), 1.0),
+    "launch_gap_total_ms": (("launch_gaps", "total_ns"), 1e-6),
+    "launch_gap_p90_ns": (("launch_gaps", "p90_ns"), 1.0),
+    "launch_overlap_percent": (("launch_overlap_percent",), 1.0),
+    "cpu_starved_kernel_percent": (("cpu_starved_kernel_percent",), 1.0),
 }
 
 
 def check_gate(options: dict[str, Any]) -> None:
     """Refuse a gate that cannot be judged, before any input is read."""
-    if options.get("fail_above") is None:
-        return
-    if not math.isfinite(options["fail_above"]):
-        raise InputError(f"--fail-above {options['fail_above']}: not a number")
     if options["gate_metric"] not in GATE_METRICS:
         raise InputError(f"--gate-metric {options['gate_metric']!r}: expected one of {', '.join(GATE_METRICS)}")
+    if options.get("fail_above") is not None and not math.isfinite(options["fail_above"]):
+        raise InputError(f"--fail-above {options['fail_above']}: not a finite number")
 
 
 def gate(result: dict[str, Any], metric: str, fail_above: float) -> dict[str, Any]:
     """The gate's judgement of `metric` in a compare result: `worse` when it changed by more than `fail_above`
-    percent in the direction that is worse, `better` when by more than that the other way, else `unchanged`."""
+    percent in the direction that is worse (any change from zero is more), `better` when by more than that the other
+    way, else `unchanged`. A metric a capture has no value of (no kern_exec trace) cannot be judged."""
+    path, factor = GATE_METRICS[metric]
     delta = result
-    for step in GATE_METRICS[metric]:
+    for step in path:
         delta = delta[step]
+    if delta["a"] is None or delta["b"] is None:
+        side = "before" if delta["a"] is None else "after"
+        raise InputError(f"--gate-metric {metric}: the {side} capture has no value of it (no kern_exec trace?)")
     direction = METRICS[metric][1]
     change = delta["delta_percent"]
-    worse_by = None if change is None else change if direction == "up" else -change
-    verdict = ("unchanged" if worse_by is None or abs(worse_by) <= fail_above
-               else "worse" if worse_by > 0 else "better")
-    return {"metric": metric, "worse_when": direction, "before": delta["a"], "after": delta["b"],
+    # from zero (no percent change), any change is past every limit
+    change_worse = (math.copysign(math.inf, delta["b"]) if delta["b"] else 0.0) if change is None else change
+    worse_by = change_worse if direction == "up" else -change_worse
+    verdict = "unchanged" if abs(worse_by) <= fail_above else "worse" if worse_by > 0 else "better"
+    return {"metric": metric, "worse_when": direction, "before": delta["a"] * factor, "after": delta["b"] * factor,
             "change_percent": change, "fail_above_percent": fail_above, "verdict": verdict}
 
 

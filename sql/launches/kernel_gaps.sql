@@ -1,9 +1,7 @@
 -- Per kernel of the scope, in start order on its device: the GPU idle gap before it (start minus the latest end
 -- of the earlier kernels; <= 0 when it touches or overlaps them; NULL for the first), the kernel that ended last
--- before it, and when its launch call ended. In a window of several ranges (NVTX ranges grouped or of one name), a
--- kernel has no gap when the kernel before it was launched in another range: the time between two ranges' work is
--- no gap of either.
--- requires: scope.kernels, scope.launches, scope.window_ranges
+-- before it, and when its launch call ended.
+-- requires: scope.kernels, scope.launches
 -- creates: kernel_gaps
 --   device          device label
 --   stream_id       CUDA stream of the kernel
@@ -13,35 +11,23 @@
 --   before_key      context of the earlier kernel that ended last
 --   launch_end_ns   end of its launch call (ns); NULL without a launch row
 --   earlier_end_ns  latest end of the earlier kernels on the device (ns); NULL for the first
---   gap_ns          start_ns - earlier_end_ns (ns); NULL when the earlier kernel is of another range
+--   gap_ns          start_ns - earlier_end_ns (ns)
 CREATE OR REPLACE TEMP TABLE kernel_gaps AS
 WITH launch_ends AS (
     SELECT device_index, kernel_start_ns, min(api_end_ns) AS launch_end_ns
     FROM scope_launches
     GROUP BY ALL
 ),
-ranged AS (  -- the window range (by its start) holding each kernel's launch call; none for a whole capture
-    SELECT l.device_index, l.kernel_start_ns, min(w.start_ns) AS range_start_ns
-    FROM scope_launches l
-    JOIN scope_window_ranges w
-      ON l.api_start_ns >= w.start_ns AND l.api_start_ns < w.end_ns AND (w.tid IS NULL OR w.tid = l.tid)
-    GROUP BY ALL
-),
 ordered AS (
     SELECT k.device, k.stream_id, k.start_ns, k.end_ns, k.context_key, l.launch_end_ns,
            max(k.end_ns) OVER earlier                   AS earlier_end_ns,
-           arg_max(k.context_key, k.end_ns) OVER earlier AS before_key,
-           r.range_start_ns,
-           arg_max_null(r.range_start_ns, k.end_ns) OVER earlier AS earlier_range_start_ns
+           arg_max(k.context_key, k.end_ns) OVER earlier AS before_key
     FROM scope_kernels k
     LEFT JOIN launch_ends l
            ON l.device_index = coalesce(k.device_index, 0) AND l.kernel_start_ns = k.start_ns
-    LEFT JOIN ranged r
-           ON r.device_index = coalesce(k.device_index, 0) AND r.kernel_start_ns = k.start_ns
     WINDOW earlier AS (PARTITION BY k.device ORDER BY k.start_ns, k.end_ns
                        ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)
 )
 SELECT device, stream_id, start_ns, end_ns, context_key, before_key, launch_end_ns, earlier_end_ns,
-       CASE WHEN range_start_ns IS NOT DISTINCT FROM earlier_range_start_ns THEN start_ns - earlier_end_ns END
-           AS gap_ns
+       start_ns - earlier_end_ns AS gap_ns
 FROM ordered;

@@ -5,7 +5,8 @@
 --   start_ns    range start (ns)
 --   end_ns      range end (ns)
 --   tid         thread that pushed the range
-SELECT range_name, start_ns, end_ns, tid
+--   group_name  what $pattern's first capture group matched ('' when it has none)
+SELECT range_name, start_ns, end_ns, tid, regexp_extract(range_name, '^(?:' || $pattern || ')$', 1) AS group_name
 FROM nvtx_ranges
 WHERE trace_id = $nvtx_trace
   AND (range_name = $name OR regexp_full_match(range_name, $pattern))

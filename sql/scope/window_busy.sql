@@ -1,12 +1,14 @@
--- How busy the GPU was inside an NVTX window's ranges: the ranges' count and summed duration, and the length of
--- the union of the window's kernel intervals clipped to the union of its ranges. Summed kernel time can exceed the
--- range time (kernels of several streams at once, kernels still running after their range ended on the CPU); this
--- union cannot.
+-- How busy the window's kernels kept the GPU inside an NVTX window's ranges: the ranges' count, summed duration
+-- and the length of their union (nested or concurrent ranges overlap), and the length of the union of the window's
+-- kernel intervals clipped to the union of its ranges. Summed kernel time can exceed the range time (kernels of
+-- several streams at once, kernels still running after their range ended on the CPU); this union cannot exceed
+-- the ranges' union. Only the window's own kernels count, on any of its devices.
 -- requires: scope.kernels, scope.window_ranges
 -- returns: rows
 --   ranges           ranges of the window
 --   range_start_ns   start of the first (ns)
 --   range_time_ns    their summed duration (ns)
+--   range_union_ns   the length of their union (ns)
 --   kernel_union_ns  time some kernel of the window runs inside a range (ns)
 WITH range_reach AS (  -- the ranges merged into disjoint intervals
     SELECT start_ns, end_ns,
@@ -32,5 +34,6 @@ reach AS (
 SELECT (SELECT count(*) FROM scope_window_ranges)             AS ranges,
        (SELECT min(start_ns) FROM scope_window_ranges)        AS range_start_ns,
        (SELECT sum(end_ns - start_ns) FROM scope_window_ranges) AS range_time_ns,
+       (SELECT sum(end_ns - start_ns) FROM merged)              AS range_union_ns,
        coalesce(sum(greatest(0, e - greatest(s, coalesce(earlier_end, s)))), 0) AS kernel_union_ns
 FROM reach

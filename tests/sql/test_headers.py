@@ -140,10 +140,10 @@ def test_the_sample_inputs_give_rows(inputs):
     assert inputs.history.rows("history.regressions", **inputs.params)
     assert len(inputs.compare.rows("compare.abba", **inputs.params)) == 2
     assert inputs.capture.rows("scope.nvtx_ranges", **inputs.params) == [
-        {"range_name": "step 0", "start_ns": 12578249, "end_ns": 17835450, "tid": 449},
-        {"range_name": "step 1", "start_ns": 17849016, "end_ns": 18140080, "tid": 449},
-        {"range_name": "step 2", "start_ns": 18142625, "end_ns": 21013701, "tid": 449},
-        {"range_name": "step 3", "start_ns": 21021053, "end_ns": 21184772, "tid": 449},
+        {"range_name": "step 0", "start_ns": 12578249, "end_ns": 17835450, "tid": 449, "group_name": ""},
+        {"range_name": "step 1", "start_ns": 17849016, "end_ns": 18140080, "tid": 449, "group_name": ""},
+        {"range_name": "step 2", "start_ns": 18142625, "end_ns": 21013701, "tid": 449, "group_name": ""},
+        {"range_name": "step 3", "start_ns": 21021053, "end_ns": 21184772, "tid": 449, "group_name": ""},
     ]  # the four rows of the NVTX export: 'step 1' by name, the others by the pattern
 
 
