@@ -80,6 +80,7 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     limit, threads = con.execute("SELECT parse_formatted_bytes(current_setting('memory_limit')), "
                                  "current_setting('threads')::INTEGER").fetchone()
     con.execute(f"SET threads = {max(1, min(threads, limit // MEMORY_PER_THREAD))}")
+    con.execute("SET enable_progress_bar = false")  # DuckDB draws it on stdout: it would cut into a JSON answer
     if not read_only:
         con.execute(read_sql("schema.sql"))
         con.execute(common_sql())
