@@ -230,6 +230,8 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
         largest.add_row(_ms(gap["gap_ns"]), escape(f"[{gap['before_component']}] {gap['before'][:70]}"),
                         escape(f"[{gap['after_component']}] {gap['after'][:70]}"))
     console.print(largest)
+    if result.get("top_kernels"):  # an NVTX window's kernels
+        console.print(_top_kernels_table(result["top_kernels"]))
     for axis in ("component", "family"):
         pairs = _table(title=f"idle time by {axis} pair")
         for column in ("before -> after", "gaps", "total ms"):
@@ -306,8 +308,8 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
                       f" {result['speedup']:.4f}", highlight=False)
         return
     if "groups" in result:  # --by-nvtx: each group compared on its own
-        for label, part in result["groups"].items():
-            console.print(escape(f"[group {label}]"), highlight=False)
+        for part in result["groups"].values():  # each one's title names its window
+            console.print()
             print_compare(part, console)
         if "verdict" in result:
             console.print(f"gate over every group: [bold]{result['verdict']}[/bold]", highlight=False)
@@ -351,7 +353,10 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
         changes.add_row(escape(labels[k["kernel_key"]]), k["family"], _ms(total["a"]), _ms(total["b"]),
                         _ms(total["delta"]), _pct(total["delta_percent"]), f"{launches['a']} -> {launches['b']}",
                         f"{mean['a'] / 1e3:,.2f} -> {mean['b'] / 1e3:,.2f}")
-    console.print(changes)
+    if kernels["changed"]:
+        console.print(changes)
+    else:
+        console.print(f"kernels: none changed ({kernels['unchanged_count']} unchanged)", highlight=False)
     for title, entries in (("added", kernels["added"]), ("removed", kernels["removed"])):
         if entries:
             shown = ", ".join(f"{labels[k['kernel_key']]} ({_ms(k['total_ns'])} ms)" for k in entries[:10])
