@@ -220,6 +220,21 @@ def ncu_scope(run: Run, ncu: list[store.Ingested]) -> Scope:
                  {"scope.ops": "scope.ncu_ops"})
 
 
+def _per_window(run: Run, capture: store.Capture, choice: WindowChoice,
+                compute: Callable[[windows.Window | None], Any]) -> list[tuple[str | None, Any]]:
+    """(window label, `compute(window)`) for each window of the choice, in order (None: the whole capture); a window
+    of several with nothing in it is skipped with a warning (the single one asked for is an error)."""
+    parts = []
+    for window in _windows(run, capture, choice):  # one scope at a time: they share the connection
+        try:
+            parts.append((window.label if window else None, compute(window)))
+        except EmptyScope as exc:
+            if not choice.several:
+                raise
+            run.warnings.append(f"{exc}; skipped")
+    return parts
+
+
 def _windows(run: Run, capture: store.Capture, choice: WindowChoice) -> list[windows.Window | None]:
     if choice.per_nvtx:
         return list(windows.per_nvtx_windows(run.con, capture, choice.per_nvtx))
@@ -274,20 +289,13 @@ def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str
                      sort_keys=True, default=str)
     result = store.cached_result(run.con, capture.capture_id, key) if analysis.cacheable else None
     if result is None:
-        parts = {}
-        for window in _windows(run, capture, choice):
-            try:
-                parts[window.label if window else None] = answer(run, analysis, capture, options, window)
-            except EmptyScope as exc:
-                if not choice.several:
-                    raise
-                run.warnings.append(f"{exc}; skipped")
+        parts = _per_window(run, capture, choice, lambda window: answer(run, analysis, capture, options, window))
         if choice.per_nvtx:
-            result = {"per_nvtx": choice.per_nvtx, "windows": list(parts.values())}
+            result = {"per_nvtx": choice.per_nvtx, "windows": [part for _, part in parts]}
         elif choice.by_nvtx:
-            result = {"by_nvtx": choice.by_nvtx, "groups": parts}
+            result = {"by_nvtx": choice.by_nvtx, "groups": dict(parts)}
         else:
-            result = next(iter(parts.values()))
+            ((_, result),) = parts
         if analysis.cacheable:
             store.remember_result(run.con, capture.capture_id, key, result)
     _warn_integrity(run, capture, result)
@@ -384,17 +392,12 @@ def _compared_windows(run: Run, inputs: CaptureInputs, choice: WindowChoice
     """One side of a comparison: per window of the choice (None: the whole capture), its classify and launches
     results and its kernels (compare.kernels)."""
     capture = open_capture(run, inputs, choice.needs_nvtx)
-    parts = {}
-    for window in _windows(run, capture, choice):  # one scope at a time: they share the connection
-        try:
-            answered = _classified(run, capture, window)
-        except EmptyScope as exc:
-            if not choice.several:
-                raise
-            run.warnings.append(f"{exc}; skipped")
-            continue
-        parts[window.label if window else None] = (answered, answered.scope.rows("compare.kernels"))
-    return capture, parts
+
+    def compared(window: windows.Window | None) -> tuple[Answered, list[dict[str, Any]]]:
+        answered = _classified(run, capture, window)
+        return answered, answered.scope.rows("compare.kernels")
+
+    return capture, dict(_per_window(run, capture, choice, compared))
 
 
 def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, timings: Path | None,
