@@ -123,7 +123,8 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
     it reads `captures`), its options (and `extra` ones) and --format; `body(given, run)` returns the result to
     print (given: the parsed values, the options under `options`), and the run's warnings are printed."""
     options = (*analysis.options, *extra)
-    rules = [_keyword("rules", Rules), _keyword("families", Families)] if analysis.uses_rules else []
+    rules = [_keyword("rules", Rules)] if analysis.uses_rules else []
+    rules += [_keyword("families", Families)] if analysis.uses_rules or analysis.uses_families else []
     parameters = [*inputs, *rules, _keyword("db", Db),
                   *(SOURCES if captures else ()), *(_option(option) for option in options),
                   _keyword("fmt", Fmt, Format.json)]

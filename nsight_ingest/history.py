@@ -17,6 +17,7 @@ from typing import Any
 import duckdb
 import pyarrow as pa
 
+from nsight_ingest.analysis.idle import CAUSES
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope, fills
 
@@ -33,6 +34,13 @@ METRICS: dict[str, tuple[str, str | None]] = {
     "kernel_time_ms": ("ms", "up"),
     "gpu_span_ms": ("ms", "up"),
     "kernel_busy_percent": ("%", "down"),
+    "kernel_union_percent": ("%", "down"),
+    # Idle time (no kernel running) and its share by cause (`component` column: memory_transfer, synchronization,
+    # cpu_launch, other): recorded; the span and gap totals already judge how much the GPU waits.
+    "kernel_idle_ms": ("ms", None),
+    "idle_cause_ms": ("ms", None),
+    "exposed_communication_ms": ("ms", "up"),
+    "communication_overlap_percent": ("%", "down"),
     "launch_gap_total_ms": ("ms", "up"),
     "launch_gap_p90_ns": ("ns", "up"),
     "launch_gap_max_ns": ("ns", None),  # an extreme value: reported, too noisy to judge
@@ -71,16 +79,24 @@ def metric_rows(summary: dict[str, Any], launch: dict[str, Any]) -> list[dict[st
     for family, entry in summary["families"].items():
         values += [("family_ms", family, entry["milliseconds"]), ("family_launches", family, entry["launches"])]
     overlap = summary["cpu_gpu_overlap"] or {}
+    values += [("idle_cause_ms", cause.removesuffix("_ns"), ns / 1e6) for cause in CAUSES
+               if (ns := summary["idle"][cause]) is not None]
+    communication = summary["communication"] or {}
     values += [
         ("kernel_time_ms", None, summary["kernel_time_ns"] / 1e6),
         ("gpu_span_ms", None, summary["gpu_span_ns"] / 1e6),
         ("kernel_busy_percent", None, summary["kernel_busy_percent_of_span"]),
+        ("kernel_union_percent", None, summary["kernel_union_percent_of_span"]),
+        ("kernel_idle_ms", None, summary["idle"]["kernel_idle_ns"] / 1e6),
         ("launch_gap_total_ms", None, summary["launch_gaps"]["total_ns"] / 1e6),
         ("launch_gap_p90_ns", None, launch["gaps"]["p90_ns"]),
         ("launch_gap_max_ns", None, launch["gaps"]["max_ns"]),
         ("launch_overlap_percent", None, overlap.get("launch_api_overlap_percent")),
         ("cpu_starved_kernel_percent", None, launch["cpu_starved_kernel_percent"]),
     ]
+    if communication:  # a capture without communication kernels has no communication metrics
+        values += [("exposed_communication_ms", None, communication["exposed_ns"] / 1e6),
+                   ("communication_overlap_percent", None, communication["overlap_percent"])]
     rows = [{"metric": m, "component": c, "kernel": None, "value": None if v is None else float(v),
              "unit": METRICS[m][0]} for m, c, v in values]
     return rows + _kernel_rows(summary["top_kernels"])

@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest import cache, store, store_cache, windows
-from nsight_ingest.analysis import integrity, ranks
+from nsight_ingest.analysis import idle, integrity, ranks
 from nsight_ingest.analysis.compare import check_gate
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers import forms
@@ -203,6 +203,10 @@ WINDOW_SUBSTITUTES = {"scope.ops": "scope.window_ops", "scope.launches": "scope.
                       "launches.kernel_gaps": "launches.window_kernel_gaps"}
 
 
+# The ranks analysis classifies its ranks' kernels into families and measures communication per rank.
+RANK_SUBSTITUTES = {"scope.names": "ranks.names", "communication.kernels": "ranks.communication_kernels"}
+
+
 def capture_scope(run: Run, capture: store.Capture, window: windows.Window | None = None) -> Scope:
     """The scope of a capture, or of one window of it, for the SQL modules."""
     values = {"gpu_trace": capture.gpu_trace.trace_id,
@@ -310,9 +314,11 @@ def parts_of(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _warn_integrity(run: Run, capture: store.Capture, result: dict[str, Any]) -> None:
+    """Warn of what a result's integrity checks found and of the idle causes its capture cannot tell."""
     for part in parts_of(result):
         if "integrity" in part:
             run.warnings.extend(integrity.warnings(part["integrity"], capture))
+        run.warnings.extend(warning for warning in idle.warnings(part, capture) if warning not in run.warnings)
 
 
 def ingest(run: Run, paths: list[str]) -> list[dict[str, Any]]:
@@ -381,8 +387,8 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
         given = ranks.given_offsets(sources, options.get("offset") or [])
         if nvtx:
             sources = ranks.nvtx_steps(run.con, captures, sources, nvtx)
-        result = _answered(RANKS, Scope(run.con, {}, {"sources": sources}), shared_clock=len(captures) == 1,
-                           offsets=given, time_range=window)
+        scope = Scope(run.con, {}, {"sources": sources, "family_set": run.family_set}, RANK_SUBSTITUTES)
+        result = _answered(RANKS, scope, shared_clock=len(captures) == 1, offsets=given, time_range=window)
         store.remember_result(run.con, captures[0].capture_id, key, result)
     return result
 

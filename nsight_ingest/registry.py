@@ -48,6 +48,7 @@ class Analysis:
     windows: bool = True  # takes --nvtx / --range / --per-nvtx
     takes_ncu: bool = False  # takes --ncu exports of the same workload
     uses_rules: bool = True  # classifies kernels (takes --rules; the rule-set version keys its cached result)
+    uses_families: bool = False  # without the component rules, still takes --families (kernel families)
     cacheable: bool = True  # its result is kept in a --db store and read back when asked again
 
     def defaults(self) -> dict[str, Any]:
@@ -79,9 +80,11 @@ CLASSIFY = Analysis(
     classify.answer, "print_classify",
     modules=("scope.summary", "classify.timeline", "classify.components", "classify.families",
              "classify.top_kernels", "scope.launch_coverage", "launches.launch_api", "scope.integrity",
-             "ncu.by_component", "scope.window_busy", "launches.gap_percentiles"),
+             "ncu.by_component", "scope.window_busy", "launches.gap_percentiles", "idle.causes",
+             "communication.overlap"),
     keys=(*_SOURCES, "gpu_span_ns", "gpu_operation_count", "kernel_count", "kernel_time_ns",
-          "kernel_busy_percent_of_span", "launch_gaps", "cpu_gpu_overlap", "components", "families", "top_kernels",
+          "kernel_busy_percent_of_span", "kernel_union_percent_of_span", "launch_gaps", "idle", "cpu_gpu_overlap",
+          "communication", "components", "families", "top_kernels",
           "classification_policy", "family_policy", "launch_api", "inputs", "devices", "rule_set", "capture_id",
           "integrity"),
     options=(Option("top", "--top", 10, "how many kernels to list in top_kernels (by total time)", minimum=1,
@@ -92,11 +95,13 @@ LAUNCHES = Analysis(
     modules=("launches.gap_percentiles", "launches.cpu_starved", "launches.stream_gaps", "scope.launch_coverage",
              "launches.launch_api", "launches.largest_gaps", "launches.gaps_by_component_pair",
              "launches.gaps_by_family_pair", "launches.by_family", "launches.queue_delay", "scope.integrity",
-             "scope.window_busy", "classify.top_kernels"),
-    keys=(*_SOURCES, "launch_api_calls", "kernels_without_launch_row", "gaps", "largest_gaps",
+             "scope.window_busy", "classify.top_kernels", "idle.causes"),
+    keys=(*_SOURCES, "launch_api_calls", "kernels_without_launch_row", "gaps", "idle", "largest_gaps",
           "gaps_by_component_pair", "gaps_by_family_pair", "api_duration_ns", "queue_delay_ns", "by_family",
           "cpu_starved_kernel_percent", "integrity", "inputs", "rule_set"),
     options=(Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1, maximum=MOST),
+             Option("gap_calls", "--gap-calls", 5, "per listed gap: how many of the CPU API calls in progress "
+                    "during it to name (those overlapping it longest)", minimum=0, maximum=MOST),
              Option("top_kernels", "--top-kernels", 10, "with NVTX windows: how many kernels to list per window",
                     minimum=1, maximum=MOST)))
 QUEUE_DELAY = Analysis(
@@ -125,8 +130,9 @@ NCU = Analysis(
     windows=False, cacheable=False)
 RANKS = Analysis(
     "ranks", "Several ranks: aligned span, idle time of all GPUs, NCCL and all-gather time, collective skew and "
-    "waiting.", ranks.analyse, "print_ranks",
-    modules=("ranks.clock_estimates", "ranks.span", "ranks.per_rank", "ranks.all_idle", "ranks.collectives"),
+    "waiting, communication overlap per rank.", ranks.analyse, "print_ranks",
+    modules=("ranks.clock_estimates", "ranks.span", "ranks.per_rank", "ranks.all_idle", "ranks.collectives",
+             "communication.overlap"),
     keys=("aligned_profile_span_seconds", "non_nccl_kernel_seconds_per_gpu", "both_gpus_idle_ms",
           "both_gpus_idle_percent_of_aligned_span", "ranks", "rank_labels", "collectives", "aligned_span_ns"),
     options=(Option("rank_pattern", "--rank-pattern", None, "regex whose group 1 is the rank in a file name "
@@ -136,12 +142,13 @@ RANKS = Analysis(
                     "the estimate; repeatable", kind=list[str] | None),
              Option("nvtx", "--nvtx", None, "each rank's NVTX range of this name is its step", kind=str | None),
              Option("time_range", "--range", None, "START_NS:END_NS on the aligned clock", kind=str | None)),
-    windows=False, uses_rules=False, cacheable=False)
+    windows=False, uses_rules=False, uses_families=True, cacheable=False)
 COMPARE = Analysis(
     "compare", "Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba).",
     compare.captures, "print_compare",
     modules=tuple(dict.fromkeys((*CLASSIFY.modules, *LAUNCHES.modules, "compare.kernels"))),
-    keys=("a", "b", "kernel_time_ms", "speedup", "gpu_span_ms", "kernel_busy_percent", "components", "families",
+    keys=("a", "b", "kernel_time_ms", "speedup", "gpu_span_ms", "kernel_busy_percent", "kernel_union_percent",
+          "idle", "communication", "components", "families",
           "kernels", "appeared", "vanished", "launch_gaps", "launch_overlap_percent", "cpu_starved_kernel_percent"),
     options=(Option("top", "--top", 10, "how many changed kernels to list (by the change of their total time)",
                     minimum=1, maximum=MOST),

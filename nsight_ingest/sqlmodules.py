@@ -115,8 +115,10 @@ def all_modules() -> list[Module]:
 
 @cache
 def common_sql() -> str:
-    """The SQL of the `common/` modules (macros and lookup tables every connection has), in name order."""
-    return "\n".join(module(f"common.{path.stem}").sql for path in sorted((sql_root() / "common").glob("*.sql")))
+    """The SQL of the `common/` modules (macros and lookup tables every connection has), each after the ones it
+    requires, else in name order."""
+    names = [f"common.{path.stem}" for path in sorted((sql_root() / "common").glob("*.sql"))]
+    return "\n".join(found.sql for _, found in order(names))
 
 
 def substitute(name: str, replacement: str) -> Module:

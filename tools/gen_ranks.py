@@ -3,7 +3,9 @@
 Every step, each rank computes, then joins an all-gather, computes again, joins a reduce-scatter and an
 all-reduce. A collective starts on each rank when that rank arrives and ends on all ranks together (the last
 arrival plus the transfer). Known truth is injected and returned: per-rank clock offsets, an idle window in which
-no rank runs anything, and a rank that arrives late at one step's all-gather.
+no rank runs anything, and a rank that arrives late at one step's all-gather. With `overlap`, each rank also runs
+a compute kernel on a second stream while each collective runs (as bucketed gradient all-reduces hide behind the
+backward pass), starting and ending at random, sometimes after the collective.
 """
 
 from __future__ import annotations
@@ -16,6 +18,7 @@ from pathlib import Path
 HEADER = ["Start (ns)", "Duration (ns)", "CorrId", "GrdX", "GrdY", "GrdZ", "BlkX", "BlkY", "BlkZ", "Reg/Trd",
           "StcSMem (MB)", "DymSMem (MB)", "Bytes (MB)", "Throughput (MB/s)", "SrcMemKd", "DstMemKd", "Device", "Ctx",
           "GreenCtx", "Strm", "Name"]
+STREAMS = {"compute": 7, "overlap": 8, "communication": 20}
 COMPUTE = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>(T1::Params)"
 NCCL = {
     "all_gather": "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)",
@@ -30,7 +33,8 @@ class RankTruth:
 
     files: list[Path]
     clock_offsets_ns: list[int]                      # rank clock = global clock + offset
-    intervals: list[list[tuple[int, int, str]]] = field(default_factory=list)  # per rank: (start, end, kind)
+    # per rank: (start, end, kind), kind 'compute', 'overlap' (compute on the second stream) or a collective
+    intervals: list[list[tuple[int, int, str]]] = field(default_factory=list)
     skew_ns: dict[str, int] = field(default_factory=dict)  # per collective: summed arrival skew
     late_rank: int = 0
     late_step: int = 0
@@ -38,7 +42,7 @@ class RankTruth:
 
 def generate(out_dir: Path, ranks: int = 2, steps: int = 4, *, offsets: list[int] | None = None,
              idle_ns: int = 3_000_000, idle_step: int = 1, late_rank: int = 1, late_step: int = 2,
-             late_ns: int = 2_000_000, seed: int = 11, prefix: str = "job") -> RankTruth:
+             late_ns: int = 2_000_000, seed: int = 11, prefix: str = "job", overlap: bool = False) -> RankTruth:
     """Write `<prefix>_rank<N>_cuda_gpu_trace.csv` for N in range(ranks) and return the truth."""
     rng = random.Random(seed)
     offsets = offsets if offsets is not None else [rng.randint(-50_000_000, 50_000_000) for _ in range(ranks)]
@@ -61,6 +65,9 @@ def generate(out_dir: Path, ranks: int = 2, steps: int = 4, *, offsets: list[int
             truth.skew_ns[collective] += max(arrivals) - min(arrivals)
             for rank in range(ranks):
                 truth.intervals[rank].append((arrivals[rank], finish, collective))
+                if overlap:
+                    start = arrivals[rank] + rng.randint(-10_000, finish - arrivals[rank])
+                    truth.intervals[rank].append((start, start + rng.randint(5_000, 40_000), "overlap"))
             clock = finish
         if step == idle_step:
             clock += idle_ns
@@ -70,9 +77,9 @@ def generate(out_dir: Path, ranks: int = 2, steps: int = 4, *, offsets: list[int
             writer = csv.writer(fh, lineterminator="\n")
             writer.writerow(HEADER)
             for corr, (start, end, kind) in enumerate(truth.intervals[rank]):
-                name = COMPUTE if kind == "compute" else NCCL[kind]
+                name = NCCL.get(kind, COMPUTE)
                 writer.writerow([start + offsets[rank], end - start, corr, 132, 1, 1, 256, 1, 1, 96, "0.000",
-                                 "0.049", "", "", "", "", "NVIDIA H100 (0)", 1, "", 7 if kind == "compute" else 20,
-                                 name])
+                                 "0.049", "", "", "", "", "NVIDIA H100 (0)", 1, "",
+                                 STREAMS.get(kind, STREAMS["communication"]), name])
         truth.files.append(path)
     return truth

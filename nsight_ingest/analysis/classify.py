@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from nsight_ingest.analysis import inputs_block, integrity, nvtx_figures, percent, rule_set_block
+from nsight_ingest.analysis import communication, idle, inputs_block, integrity, nvtx_figures, percent, rule_set_block
 from nsight_ingest.analysis.ncu import Thresholds
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.rules import RuleSet
@@ -109,10 +109,12 @@ def top_kernels(rows: list[dict[str, Any]], kernel_time_ns: int) -> list[dict[st
 
 
 def _summary(totals: dict[str, Any], gaps: dict[str, Any], overlap: dict[str, Any] | None,
-             classes: dict[str, list[dict[str, Any]]], rule_set: RuleSet, family_set: RuleSet) -> dict[str, Any]:
+             classes: dict[str, list[dict[str, Any]]], activity: dict[str, Any], rule_set: RuleSet,
+             family_set: RuleSet) -> dict[str, Any]:
     """The summary of one device (or the whole scope); `classes` holds its rows of classify.components,
     classify.families (`family_rows`: per component, and over all of them with component None) and
-    classify.top_kernels."""
+    classify.top_kernels; `activity` its kernel union and idle causes (idle.by_device) and its communication
+    block."""
     span = int(totals["gpu_span_ns"] or 0)
     kernel_time = int(totals["kernel_time_ns"])
     devices = int(totals["device_count"])
@@ -125,8 +127,12 @@ def _summary(totals: dict[str, Any], gaps: dict[str, Any], overlap: dict[str, An
         "kernel_time_ns": kernel_time,
         # Kernel time over span x devices, so a multi-GPU file never shows more than 100% busy.
         "kernel_busy_percent_of_span": percent(kernel_time, span * devices),
+        # The time any kernel runs, likewise: concurrent kernels count once.
+        "kernel_union_percent_of_span": percent(activity["kernel_union_ns"], span * devices),
         "launch_gaps": gaps,
+        "idle": activity["idle"],
         "cpu_gpu_overlap": overlap,
+        "communication": activity["communication"],
         "components": _components(classes["components"], rule_set.classes(), kernel_time,
                                   [r for r in family_rows if r["component"] is not None], family_order),
         "families": _families([r for r in family_rows if r["component"] is None], family_order, kernel_time),
@@ -179,11 +185,15 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
             classes[row.pop("device")][key].append(row)
     has_launches = capture.kern_exec is not None
     coverage = scope.row("scope.launch_coverage") if has_launches else None
+    activity = idle.by_device(scope, capture)
+    for device, block in communication.by_device(scope, devices).items():
+        activity[device]["communication"] = block
 
     def part(device: str | None) -> dict[str, Any]:
         gap_parts = [gaps[device]] if device is not None else [gaps[d] for d in devices]
         overlap = _overlap(timelines[device]) if has_launches else None
-        return _summary(totals[device], launch_gaps(gap_parts), overlap, classes[device], rule_set, family_set)
+        return _summary(totals[device], launch_gaps(gap_parts), overlap, classes[device], activity[device],
+                        rule_set, family_set)
 
     result = {
         "source_gpu_trace": capture.gpu_trace.path,

@@ -8,6 +8,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest.analysis import percent
+from nsight_ingest.analysis.idle import CAUSES
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.history import METRICS
 from nsight_ingest.readers import timings
@@ -63,12 +64,25 @@ def kernel_deltas(before: list[dict[str, Any]], after: list[dict[str, Any]], top
             "changed_count": len(moved), "unchanged_count": len(both) - len(moved)}
 
 
+def _communication(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[str, Any] | None:
+    """Deltas of the communication figures; a side without communication kernels has none (zero time)."""
+    if a is None and b is None:
+        return None
+    none = {"time_ns": 0, "overlapped_ns": 0, "exposed_ns": 0, "overlap_percent": None}
+    a, b = a or none, b or none
+    return {key: _delta(a[key], b[key]) for key in none}
+
+
 # The compared figures a CI gate can judge, by their names in the nightly metric table (history.METRICS says which
 # way is worse), each as its path in the compare result and the factor to the metric's unit.
 GATE_METRICS = {
     "kernel_time_ms": (("kernel_time_ms",), 1.0),
     "gpu_span_ms": (("gpu_span_ms",), 1.0),
     "kernel_busy_percent": (("kernel_busy_percent",), 1.0),
+    "kernel_union_percent": (("kernel_union_percent",), 1.0),
+    "kernel_idle_ms": (("idle", "kernel_idle_ns"), 1e-6),
+    "exposed_communication_ms": (("communication", "exposed_ns"), 1e-6),
+    "communication_overlap_percent": (("communication", "overlap_percent"), 1.0),
     "launch_gap_total_ms": (("launch_gaps", "total_ns"), 1e-6),
     "launch_gap_p90_ns": (("launch_gaps", "p90_ns"), 1.0),
     "launch_overlap_percent": (("launch_overlap_percent",), 1.0),
@@ -91,7 +105,9 @@ def gate(result: dict[str, Any], metric: str, fail_above: float) -> dict[str, An
     path, factor = GATE_METRICS[metric]
     delta = result
     for step in path:
-        delta = delta[step]
+        delta = (delta or {}).get(step)
+    if delta is None:
+        raise InputError(f"--gate-metric {metric}: neither capture has a value of it (no communication kernels?)")
     if delta["a"] is None or delta["b"] is None:
         side = "before" if delta["a"] is None else "after"
         raise InputError(f"--gate-metric {metric}: the {side} capture has no value of it (no kern_exec trace?)")
@@ -121,6 +137,9 @@ def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any], l
         "speedup": ms_a / ms_b if ms_b else None,
         "gpu_span_ms": _delta(a["gpu_span_ns"] / 1e6, b["gpu_span_ns"] / 1e6),
         "kernel_busy_percent": _delta(a["kernel_busy_percent_of_span"], b["kernel_busy_percent_of_span"]),
+        "kernel_union_percent": _delta(a["kernel_union_percent_of_span"], b["kernel_union_percent_of_span"]),
+        "idle": {key: _delta(a["idle"][key], b["idle"][key]) for key in ("kernel_idle_ns", *CAUSES)},
+        "communication": _communication(a["communication"], b["communication"]),
         "components": components,
         "families": families,
         "appeared": [n for n, c in components.items() if c["launches"]["a"] == 0 and c["launches"]["b"] > 0],

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nsight_ingest.analysis import (
+    idle,
     inputs_block,
     integrity,
     nvtx_figures,
@@ -70,6 +71,8 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     calls = scope.rows("launches.launch_api") if has_launches else []
     api = launch_api_counts(calls, coverage) if has_launches else {"launch_api_calls": None,
                                                                     "kernels_without_launch_row": None}
+    idle_by_device = idle.by_device(scope, capture)
+    unknown = idle.unknown_causes(capture)
     result: dict[str, Any] = {
         "source_gpu_trace": capture.gpu_trace.path,
         "source_kernel_exec_trace": capture.kern_exec.path if capture.kern_exec else None,
@@ -77,7 +80,9 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         **(_nvtx_group(scope, options) if window and window.nvtx else {}),
         **api,
         "gaps": _gaps(gaps.get(None)),
-        "largest_gaps": scope.rows("launches.largest_gaps", top=options["top"]),
+        "idle": idle_by_device[None]["idle"],
+        "largest_gaps": [idle.gap_causes(gap, unknown) for gap in
+                         scope.rows("launches.largest_gaps", top=options["top"], calls=options["gap_calls"])],
         "gaps_by_component_pair": scope.rows("launches.gaps_by_component_pair"),
         "gaps_by_family_pair": scope.rows("launches.gaps_by_family_pair"),
         "api_duration_ns": (
@@ -91,7 +96,8 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     }
     if len(devices) > 1:
         result["devices"] = {
-            d: {"gaps": _gaps(gaps.get(d)), **(_starved(starved.get(d)) if has_launches else {})} for d in devices
+            d: {"gaps": _gaps(gaps.get(d)), "idle": idle_by_device[d]["idle"],
+                **(_starved(starved.get(d)) if has_launches else {})} for d in devices
         }
     if len(streams) > 1:
         result["streams"] = [

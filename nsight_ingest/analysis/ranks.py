@@ -9,7 +9,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest import windows
-from nsight_ingest.analysis import percent
+from nsight_ingest.analysis import communication, percent
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope, fills
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
@@ -169,6 +169,8 @@ def analyse(scope: Scope, *, shared_clock: bool, offsets: dict[int, int] | None 
     span = span_end - span_start
     span_params = {"span_start": span_start, "span_end": span_end}
     per_rank = {row["rank"]: row for row in scope.rows("ranks.per_rank", **span_params)}
+    scope.values.update(span_params)  # the ranks' communication kernels are clipped to the span
+    overlap = communication.by_device(scope, [str(source.rank) for source in sources])
     busy = int(scope.row("ranks.all_idle", **span_params)["busy_union_ns"])
     idle = span - busy
     result: dict[str, Any] = {
@@ -192,6 +194,7 @@ def analyse(scope: Scope, *, shared_clock: bool, offsets: dict[int, int] | None 
             "clock_offset_residual_ns": clocks[source.rank]["residual_ns"],
             "clock": clocks[source.rank]["how"],
             "matched_collectives": clocks[source.rank]["matched"],
+            "communication": overlap[str(source.rank)],
         })
     result["both_gpus_idle_ms"] = idle / 1e6
     result["both_gpus_idle_percent_of_aligned_span"] = percent(idle, span)
@@ -200,6 +203,7 @@ def analyse(scope: Scope, *, shared_clock: bool, offsets: dict[int, int] | None 
     for source in sources:
         result[f"rank{source.rank}_all_gather_ms"] = int(per_rank.get(source.rank, {}).get("all_gather_ns", 0)) / 1e6
     result["ranks"] = ranks
+    result["communication"] = overlap[None]
     result["rank_labels"] = {str(s.rank): s.label for s in sources}
     result["collectives"] = _collectives(scope.rows("ranks.collectives", ranks=len(sources)))
     result["aligned_span_ns"] = [span_start, span_end]

@@ -52,7 +52,7 @@ class ReportSpec:
 
 GPU_TRACE = ReportSpec("cuda_gpu_trace", "gpu_ops", {
     "Start": Column("start", "time", True), "Duration": Column("duration", "time", True),
-    "CorrId": Column("corr_id", "int", detail=True),
+    "CorrId": Column("corr_id", "int"),
     "GrdX": Column("grid_x", "int32"), "GrdY": Column("grid_y", "int32", detail=True),
     "GrdZ": Column("grid_z", "int32", detail=True), "BlkX": Column("block_x", "int32", detail=True),
     "BlkY": Column("block_y", "int32", detail=True), "BlkZ": Column("block_z", "int32", detail=True),

@@ -50,10 +50,14 @@ def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:
     lines = [
         f"[bold]{escape(title)}[/bold]",
         f"GPU span {_ms(s['gpu_span_ns'])} ms | {s['gpu_operation_count']} GPU ops | {s['kernel_count']} kernels"
-        f" | kernel time {_ms(s['kernel_time_ns'])} ms ({_pct(s['kernel_busy_percent_of_span'])} busy)",
+        f" | kernel time {_ms(s['kernel_time_ns'])} ms ({_pct(s['kernel_busy_percent_of_span'])} busy summed,"
+        f" {_pct(s['kernel_union_percent_of_span'])} with a kernel running)",
         f"Launch gaps: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])} ms,"
         f" average {_ms(gaps['average_ns'])} ms, max {_ms(gaps['maximum_ns'])} ms",
+        idle_line(s["idle"]),
     ]
+    if s["communication"] is not None:
+        lines.append(communication_line(s["communication"]))
     overlap = s["cpu_gpu_overlap"]
     if overlap is None:
         lines.append("CPU-GPU launch overlap: - (no kern_exec trace)")
@@ -136,6 +140,24 @@ def _top_kernels_table(kernels: list[dict[str, Any]]) -> Table:
     return table
 
 
+IDLE_CAUSE_LABELS = {"memory_transfer_ns": "memory transfer", "synchronization_ns": "synchronization",
+                     "cpu_launch_ns": "CPU launch", "other_ns": "other"}
+
+
+def idle_line(idle: dict[str, Any]) -> str:
+    """No kernel running: the time and its causes ('-' for a cause the capture cannot tell)."""
+    causes = ", ".join(f"{label} {_ms(idle[key])}" for key, label in IDLE_CAUSE_LABELS.items())
+    return f"No kernel running: {_ms(idle['kernel_idle_ns'])} ms = {causes} ms"
+
+
+def communication_line(block: dict[str, Any]) -> str:
+    """Communication time, overlapped and exposed, and the exposed time of each collective."""
+    collectives = ", ".join(f"{name} {_ms(c['exposed_ns'])}" for name, c in block["by_collective"].items())
+    return (f"Communication: {_ms(block['time_ns'])} ms, {_ms(block['overlapped_ns'])} ms behind compute"
+            f" ({_pct(block['overlap_percent'])}), {_ms(block['exposed_ns'])} ms exposed"
+            + (f" (by collective: {collectives} ms)" if collectives else ""))
+
+
 def _title(command: str, result: dict[str, Any]) -> str:
     window = f" [{result['window']}]" if "window" in result else ""
     return f"{command} {result['source_gpu_trace']}{window}"
@@ -207,6 +229,7 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
     gaps = result["gaps"]
     console.print(f"GPU idle gaps between kernels: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])}"
                   f" ms; p50/p90/p99/max {' / '.join(_percentile_cells(gaps))} ms", highlight=False)
+    console.print(idle_line(result["idle"]), highlight=False)
     if result.get("launch_api_calls") is not None:
         calls = ", ".join(f"{api} {n}" for api, n in result["launch_api_calls"].items())
         console.print(f"Launch calls: {result['runtime_kernel_launches']} ({calls}); graph kernels"
@@ -224,11 +247,16 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
         latency.add_row("queue delay", f"{queue['queued_kernels']} queued", *_percentile_cells(queue))
         console.print(latency)
     largest = _table(title="largest gaps")
-    for column in ("gap ms", "before", "after"):
-        largest.add_column(column, overflow="fold", justify="right" if column == "gap ms" else "left")
+    for column in ("gap ms", "device", "stream", "cause", "before", "after", "CPU calls in progress (ms)"):
+        largest.add_column(column, overflow="fold", justify="right" if column in ("gap ms", "stream") else "left")
     for gap in result["largest_gaps"]:
-        largest.add_row(_ms(gap["gap_ns"]), escape(f"[{gap['before_component']}] {gap['before'][:70]}"),
-                        escape(f"[{gap['after_component']}] {gap['after'][:70]}"))
+        calls = ", ".join(f"{c['name']} {_ms(c['duration_ns'])}" for c in gap["api_calls"])
+        more = gap["api_call_count"] - len(gap["api_calls"])
+        largest.add_row(_ms(gap["gap_ns"]), escape(gap["device"]), str(gap["stream_id"]),
+                        (gap["idle_cause"] or "-").replace("_", " "),
+                        escape(f"[{gap['before_component']}] {gap['before'][:70]}"),
+                        escape(f"[{gap['after_component']}] {gap['after'][:70]}"),
+                        escape(calls + (f" (+{more} more)" if more > 0 else "")) or "-")
     console.print(largest)
     if result.get("top_kernels"):  # an NVTX window's kernels
         console.print(_top_kernels_table(result["top_kernels"]))
@@ -298,6 +326,11 @@ def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
         console.print(escape(f"unknown units kept as exported: {units}"), highlight=False)
 
 
+def _scaled(delta: dict[str, Any], factor: float = 1e-6) -> dict[str, Any]:
+    """A delta of nanoseconds in milliseconds (its percent unchanged)."""
+    return {**delta, **{k: None if delta[k] is None else delta[k] * factor for k in ("a", "b", "delta")}}
+
+
 def print_compare(result: dict[str, Any], console: Console | None = None) -> None:
     """Before/after deltas as a table (captures) or a short summary (--abba)."""
     console = console or _console(width=140)
@@ -327,7 +360,14 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
 
     row("kernel time (ms)", result["kernel_time_ms"])
     row("GPU span (ms)", result["gpu_span_ms"])
-    row("busy %", result["kernel_busy_percent"], "{:.2f}")
+    row("busy % (summed)", result["kernel_busy_percent"], "{:.2f}")
+    row("busy % (a kernel running)", result["kernel_union_percent"], "{:.2f}")
+    row("no kernel running (ms)", _scaled(result["idle"]["kernel_idle_ns"]))
+    for key, label in IDLE_CAUSE_LABELS.items():
+        row(f"  {label} (ms)", _scaled(result["idle"][key]))
+    if result["communication"] is not None:
+        row("communication exposed (ms)", _scaled(result["communication"]["exposed_ns"]))
+        row("communication overlap %", result["communication"]["overlap_percent"], "{:.2f}")
     for name, c in result["components"].items():
         row(f"  {name} (ms)", c["milliseconds"])
     for name, f in result["families"].items():
@@ -410,13 +450,15 @@ def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
                   highlight=False)
     table = _table()
     for column in ("rank", "device", "kernels", "NCCL kernels", "NCCL ms", "non-NCCL s", "kernel union %",
-                   "clock offset ns", "residual ns", "clock"):
+                   "comm. ms", "exposed ms", "overlap %", "clock offset ns", "residual ns", "clock"):
         table.add_column(column, justify="left" if column in ("device", "clock") else "right")
     for r in result["ranks"]:
         residual = "-" if r["clock_offset_residual_ns"] is None else f"{r['clock_offset_residual_ns']:,.0f}"
+        comm = r["communication"] or {}
         table.add_row(str(r["rank"]), escape(r["device"]), str(r["kernel_count"]), str(r["nccl_kernel_count"]),
                       f"{r['nccl_kernel_ms']:,.3f}", f"{r['non_nccl_kernel_seconds']:.6f}",
-                      _pct(r["kernel_union_percent"]), f"{r['clock_offset_ns']:,}", residual, r["clock"])
+                      _pct(r["kernel_union_percent"]), _ms(comm.get("time_ns")), _ms(comm.get("exposed_ns")),
+                      _pct(comm.get("overlap_percent")), f"{r['clock_offset_ns']:,}", residual, r["clock"])
     console.print(table)
     collectives = _table(title="collectives (matched by order across ranks)")
     for column in ("collective", "instances", "skew total ms", "skew max ms", "waiting rank", "late rank",

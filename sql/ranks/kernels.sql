@@ -3,6 +3,7 @@
 -- requires: ranks.sources, common.max_duration, common.nccl_collective
 -- creates: rank_kernels
 --   rank         rank number
+--   stream_id    CUDA stream
 --   start_ns     kernel start, the rank's own clock (ns)
 --   end_ns       kernel end (ns)
 --   duration_ns  kernel duration (ns)
@@ -10,7 +11,7 @@
 --   collective   NCCL collective it runs (nccl_collective); NULL for other kernels
 --   ordinal      1.. per rank and collective in start order; NULL for other kernels
 CREATE OR REPLACE TEMP TABLE rank_kernels AS
-SELECT r.rank, k.start_ns, k.end_ns, k.duration_ns, k.name, nccl_collective(k.name) AS collective,
+SELECT r.rank, k.stream_id, k.start_ns, k.end_ns, k.duration_ns, k.name, nccl_collective(k.name) AS collective,
        CASE WHEN nccl_collective(k.name) IS NOT NULL THEN
            row_number() OVER (PARTITION BY r.rank, nccl_collective(k.name) ORDER BY k.start_ns, k.end_ns)
        END AS ordinal

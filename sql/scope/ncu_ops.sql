@@ -11,10 +11,11 @@
 --   end_ns          NULL
 --   duration_ns     0
 --   launch_order    the launch's ID in its export
+--   corr_id         NULL
 --   name            kernel name (ncu dialect)
 CREATE OR REPLACE TEMP VIEW scope_ops AS
     SELECT 'kernel' AS op_kind, trace_id || ':' || coalesce(device, '') AS device, NULL::INTEGER AS device_index,
            stream_id, NULL::BIGINT AS start_ns, NULL::BIGINT AS end_ns, 0::BIGINT AS duration_ns,
-           result_id AS launch_order, kernel_name AS name
+           result_id AS launch_order, NULL::BIGINT AS corr_id, kernel_name AS name
     FROM ncu_results
     WHERE list_contains((SELECT ncu_traces FROM scope_inputs), trace_id);

@@ -11,9 +11,10 @@
 --   end_ns          GPU end (ns)
 --   duration_ns     GPU duration (ns); 0 for ncu launches
 --   launch_order    position of an ncu launch in profiling order (its ID); NULL for nsys operations
+--   corr_id         correlation id: the API call that caused it has the same (scope.api_calls)
 --   name            operation name as exported
 CREATE OR REPLACE TEMP VIEW scope_ops AS
     SELECT op_kind, coalesce(device, '(no device)') AS device, device_index, stream_id, start_ns, end_ns, duration_ns,
-           NULL::BIGINT AS launch_order, name
+           NULL::BIGINT AS launch_order, corr_id, name
     FROM gpu_ops
     WHERE trace_id = (SELECT gpu_trace FROM scope_inputs) AND duration_ns BETWEEN 0 AND max_duration_ns();

@@ -12,6 +12,7 @@
 --   end_ns          GPU end (ns)
 --   duration_ns     GPU duration (ns)
 --   launch_order    NULL (nsys operations have a time)
+--   corr_id         correlation id: the API call that caused it has the same (scope.api_calls)
 --   name            operation name as exported
 CREATE OR REPLACE TEMP TABLE scope_ops AS
     WITH launched AS (
@@ -23,7 +24,7 @@ CREATE OR REPLACE TEMP TABLE scope_ops AS
         SELECT DISTINCT device_index, kernel_start_ns FROM scope_launches
     )
     SELECT o.op_kind, coalesce(o.device, '(no device)') AS device, o.device_index, o.stream_id, o.start_ns,
-           o.end_ns, o.duration_ns, NULL::BIGINT AS launch_order, o.name
+           o.end_ns, o.duration_ns, NULL::BIGINT AS launch_order, o.corr_id, o.name
     FROM gpu_ops o
     JOIN scope_inputs s ON o.trace_id = s.gpu_trace
     LEFT JOIN launched a

@@ -85,8 +85,9 @@ def inputs(tmp_path_factory) -> Inputs:
     ncu_run = pipeline.Run(store.connect(), run.rule_set)  # its own connection: it builds scope_kernels too
     ncu = store.ingest_ncu(ncu_run.con, DATA / "ncu" / "h200_dit_raw_metrics.csv")
     sources = ranks.assign(run.con, [capture])
-    rank_scope = sqlmodules.Scope(run.con, {}, {"sources": sources,
-                                                "clocks": {s.rank: {"offset_ns": 0} for s in sources}})
+    rank_scope = sqlmodules.Scope(run.con, {"span_start": 12_000_000, "span_end": 22_000_000},
+                                  {"sources": sources, "clocks": {s.rank: {"offset_ns": 0} for s in sources},
+                                   "family_set": run.family_set}, pipeline.RANK_SUBSTITUTES)
     tiny_history(folder / "history")
     history_scope = sqlmodules.Scope(store.connect(), {"history_files": str(folder / "history" / "date=*/*.parquet")},
                                      {"baseline": history.Baseline()})
@@ -94,7 +95,7 @@ def inputs(tmp_path_factory) -> Inputs:
     timings.write_text("trial,variant,update,seconds\n1,before,1,2.0\n1,before,2,2.2\n2,after,1,1.5\n2,after,2,1.7\n")
     compare_scope = sqlmodules.Scope(store.connect(), {}, {"timings_path": timings})
     params = {
-        "top": 5, "device": None,  # launches.*, audit.unclassified; classify.timeline
+        "top": 5, "device": None, "calls": 3,  # launches.*, audit.unclassified; classify.timeline
         "traces": [ncu.trace_id], "common": COMMON_METRICS, "all_metrics": False,  # ncu.*
         "latency_below": 60, "bound_at_least": 70, "dominance": 1.2,
         "reference": 0, "ranks": 2, "span_start": 12_000_000, "span_end": 22_000_000,  # ranks.*

@@ -1,0 +1,48 @@
+"""How much communication hides behind compute: per device, the time communication kernels run, the part of it
+during which other kernels run (overlapped) and the rest (exposed), also per collective and per stream."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nsight_ingest.analysis import percent
+from nsight_ingest.sqlmodules import Scope
+
+
+def _entry(time_ns: int, overlapped_ns: int) -> dict[str, Any]:
+    return {"time_ns": time_ns, "overlapped_ns": overlapped_ns, "exposed_ns": time_ns - overlapped_ns,
+            "overlap_percent": percent(overlapped_ns, time_ns)}
+
+
+def _summed(rows: list[dict[str, Any]], grouping: str) -> dict[str, Any]:
+    """Per key of `grouping`, its rows' time and overlapped time summed (over devices), most time first."""
+    sums: dict[str, list[int]] = {}
+    for row in rows:
+        if row["grouping"] == grouping:
+            total = sums.setdefault(row["key"], [0, 0])
+            total[0] += int(row["time_ns"])
+            total[1] += int(row["overlapped_ns"])
+    return {key: _entry(*sums[key]) for key in sorted(sums, key=lambda key: (-sums[key][0], key))}
+
+
+def block(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
+    """The communication block of communication.overlap rows (one device's, or every device's summed); None when
+    there is no communication kernel."""
+    if not rows:
+        return None
+    (total,) = _summed(rows, "device").values()
+    return {**total, "kernels": sum(int(r["kernels"]) for r in rows if r["grouping"] == "device"),
+            "by_collective": _summed(rows, "collective"), "by_stream": _summed(rows, "stream")}
+
+
+def by_device(scope: Scope, devices: list[str]) -> dict[str | None, dict[str, Any] | None]:
+    """Per device (None: every device, summed) its communication block; every device gets one (zeros) when the
+    scope has communication kernels, and every block is None when it has none."""
+    rows = scope.rows("communication.overlap")
+    if not rows:
+        return dict.fromkeys([None, *devices])
+    blocks: dict[str | None, dict[str, Any] | None] = {None: block(rows)}
+    for device in devices:
+        blocks[device] = block([r for r in rows if r["device"] == device]) or {
+            **_entry(0, 0), "kernels": 0, "by_collective": {}, "by_stream": {}}
+    return blocks

@@ -1,0 +1,16 @@
+-- The kernels communication overlap is measured over: every timed kernel of the scope, with whether its family is
+-- `communication` (the family rules) and, if so, its collective (communication_collective). A view over the
+-- scope's kernels; the ranks analysis stands in its own (ranks.communication_kernels).
+-- requires: scope.kernels, classify.kernel_families, common.communication_collective
+-- creates: communication_kernels
+--   device            device label
+--   stream_id         CUDA stream
+--   start_ns          kernel start (ns)
+--   end_ns            kernel end (ns)
+--   is_communication  the kernel's family is communication
+--   collective        its collective (all_reduce, all_gather, send_recv, ..., other); NULL for other kernels
+CREATE OR REPLACE TEMP VIEW communication_kernels AS
+    SELECT k.device, k.stream_id, k.start_ns, k.end_ns, f.family = 'communication' AS is_communication,
+           CASE WHEN f.family = 'communication' THEN communication_collective(f.name) END AS collective
+    FROM scope_kernels k JOIN kernel_families f USING (name_id)
+    WHERE k.start_ns IS NOT NULL;

@@ -1,0 +1,20 @@
+-- communication.kernels of the ranks analysis (it stands in for it): every rank's kernels on the aligned clock,
+-- clipped to [$span_start, $span_end), each rank standing for a device (its number is the label).
+-- requires: ranks.kernels, ranks.clock_offsets, classify.kernel_families, common.communication_collective
+-- creates: communication_kernels
+--   device            the rank's number, as text
+--   stream_id         CUDA stream
+--   start_ns          kernel start on the aligned clock, clipped to the span (ns)
+--   end_ns            kernel end, likewise (ns)
+--   is_communication  the kernel's family is communication
+--   collective        its collective (all_reduce, all_gather, send_recv, ..., other); NULL for other kernels
+CREATE OR REPLACE TEMP TABLE communication_kernels AS
+    SELECT CAST(k.rank AS VARCHAR) AS device, k.stream_id,
+           greatest(k.start_ns + o.offset_ns, $span_start) AS start_ns,
+           least(k.end_ns + o.offset_ns, $span_end) AS end_ns,
+           f.family = 'communication' AS is_communication,
+           CASE WHEN f.family = 'communication' THEN communication_collective(k.name) END AS collective
+    FROM rank_kernels k
+    JOIN rank_offsets o USING (rank)
+    JOIN kernel_families f ON f.name = k.name
+    WHERE least(k.end_ns + o.offset_ns, $span_end) > greatest(k.start_ns + o.offset_ns, $span_start);

@@ -1,0 +1,106 @@
+"""idle.segments and idle.causes alone: GPU idle time by cause, on operations, calls and launches given here.
+
+One character is 10 ns. Device A (index 0) is worked by process 1, device B (index 1) by process 2; each
+operation's correlation id is that of a call of its process.
+
+    ns/100      0         1         2         3         4         5         6
+    A kernels   1111111111               22222222222222222222222222222222222
+    A memory              MMMMM                                              SSSSS   (M memcpy, S memset)
+    pid 1 sync               yyyyyy                       (cudaStreamSynchronize [120,180))
+    K2's launch call ends at 220: K2 starts at 250
+
+    device A: K1 [0,100), memcpy [100,150), K2 [250,600), memset [600,650); span [0,650) = 650
+      kernel union = 100 + 350 = 450; idle = [100,250) + [600,650) = 200:
+        [100,150) memory 50   [150,180) synchronization 30   [180,220) CPU launch 40   [220,250) other 30
+        [600,650) memory 50 (after the last kernel: no next kernel, so never CPU launch)
+      => memory 100, synchronization 30, cpu_launch 40, other 30
+
+    device B: K3 [1000,1100), K4 [1300,1400) whose launch call ends at 1350 (after the kernel started);
+      pid 1 syncs [1100,1200) (not B's process), pid 2 syncs [1250,1280); span [1000,1400) = 400, union 200:
+        [1100,1250) CPU launch 150   [1250,1280) synchronization 30   [1280,1300) CPU launch 20
+      => synchronization 30, cpu_launch 170
+"""
+
+from __future__ import annotations
+
+from tests.sql.conftest import given
+
+A, B = "GPU A", "GPU B"
+OPS = [  # op_kind, device, device_index, start, end, corr_id
+    ("kernel", A, 0, 0, 100, 1), ("memcpy", A, 0, 100, 150, 2), ("kernel", A, 0, 250, 600, 3),
+    ("memset", A, 0, 600, 650, 4), ("kernel", B, 1, 1000, 1100, 11), ("kernel", B, 1, 1300, 1400, 12)]
+CALLS = [  # name, start, end, corr_id, pid
+    ("cudaLaunchKernel", 0, 5, 1, 1), ("cudaMemcpyAsync", 90, 95, 2, 1),
+    ("cudaStreamSynchronize", 120, 180, None, 1), ("cudaLaunchKernel", 200, 220, 3, 1),
+    ("cudaMemsetAsync", 590, 600, 4, 1), ("cudaDeviceSynchronize_v3020", 1100, 1200, None, 1),
+    ("cudaLaunchKernel", 990, 995, 11, 2), ("cuStreamSynchronize", 1250, 1280, None, 2),
+    ("cudaLaunchKernel", 1200, 1350, 12, 2), ("cudaEventRecord", 1290, 1295, None, 2)]
+LAUNCHES = [(0, 0, 5), (0, 250, 220), (1, 1000, 995), (1, 1300, 1350)]  # device_index, kernel start, call end
+
+
+def give(scope, ops=OPS, calls=CALLS, launches=LAUNCHES) -> None:
+    given(scope, "scope.ops", ["op_kind", "device", "device_index", "start_ns", "end_ns", "corr_id"], ops)
+    given(scope, "scope.api_calls", ["name VARCHAR", "start_ns", "end_ns", "corr_id", "pid"], calls)
+    given(scope, "scope.launches", ["device_index", "kernel_start_ns", "api_end_ns"], launches)
+
+
+def causes(scope) -> dict:
+    return {r.pop("device"): r for r in scope.rows("idle.causes")}
+
+
+def test_each_nanosecond_gets_one_cause(scope):
+    give(scope)
+    found = causes(scope)
+    assert found[A] == {"span_ns": 650, "kernel_union_ns": 450, "kernel_idle_ns": 200, "memory_transfer_ns": 100,
+                        "synchronization_ns": 30, "cpu_launch_ns": 40, "other_ns": 30}
+    assert found[B] == {"span_ns": 400, "kernel_union_ns": 200, "kernel_idle_ns": 200, "memory_transfer_ns": 0,
+                        "synchronization_ns": 30, "cpu_launch_ns": 170, "other_ns": 0}
+    assert found[None] == {"span_ns": 1050, "kernel_union_ns": 650, "kernel_idle_ns": 400, "memory_transfer_ns": 100,
+                           "synchronization_ns": 60, "cpu_launch_ns": 210, "other_ns": 30}
+
+
+def test_segments_name_the_gap_they_lie_in(scope):
+    give(scope)
+    scope.build("idle.segments")
+    rows = scope.con.execute("SELECT device, start_ns, end_ns, next_kernel_start_ns, memory_transfer_ns, "
+                             "synchronization_ns, cpu_launch_ns, other_ns FROM idle_segments ORDER BY device, start_ns"
+                             ).fetchall()
+    assert rows == [(A, 100, 120, 250, 20, 0, 0, 0), (A, 120, 150, 250, 30, 0, 0, 0), (A, 150, 180, 250, 0, 30, 0, 0),
+                    (A, 180, 250, 250, 0, 0, 40, 30), (A, 600, 650, None, 50, 0, 0, 0),
+                    (B, 1100, 1250, 1300, 0, 0, 150, 0), (B, 1250, 1280, 1300, 0, 30, 0, 0),
+                    (B, 1280, 1300, 1300, 0, 0, 20, 0)]
+
+
+def test_concurrent_kernels_leave_no_idle_time(scope):
+    """Kernels of two streams overlapping, touching and nested: the union has no hole, nothing is idle."""
+    ops = [("kernel", A, 0, 0, 100, 1), ("kernel", A, 0, 50, 300, 2), ("kernel", A, 0, 100, 120, 3),
+           ("kernel", A, 0, 300, 310, 4)]
+    give(scope, ops=ops, calls=[], launches=[])
+    assert causes(scope)[A] == {"span_ns": 310, "kernel_union_ns": 310, "kernel_idle_ns": 0, "memory_transfer_ns": 0,
+                                "synchronization_ns": 0, "cpu_launch_ns": 0, "other_ns": 0}
+
+
+def test_without_calls_or_launches_the_time_falls_to_other(scope):
+    """No API calls: no synchronization; no launch rows: no CPU launch; the idle time is then other (but memory)."""
+    give(scope, calls=[], launches=[])
+    found = causes(scope)
+    assert (found[A]["memory_transfer_ns"], found[A]["synchronization_ns"], found[A]["cpu_launch_ns"],
+            found[A]["other_ns"]) == (100, 0, 0, 100)
+    assert found[B]["other_ns"] == 200
+
+
+def test_without_correlation_every_process_syncs_for_every_device(scope):
+    """Operations that correlate with no call tie every process to every device: pid 1's [1100,1200) now counts
+    on B too. B: [1100,1200) synchronization 100, [1200,1250) CPU launch 50, [1250,1280) synchronization 30,
+    [1280,1300) CPU launch 20."""
+    give(scope, ops=[(*op[:5], None) for op in OPS])
+    found = causes(scope)
+    assert (found[B]["synchronization_ns"], found[B]["cpu_launch_ns"]) == (130, 70)
+    assert scope.con.execute("SELECT count(*) FROM device_processes").fetchone()[0] == 4  # 2 devices x 2 pids
+
+
+def test_a_device_with_memory_operations_alone(scope):
+    """No kernel at all: the whole span is idle; the copy's time is memory transfer, the rest other."""
+    give(scope, ops=[("memcpy", A, 0, 0, 100, 2), ("memset", A, 0, 150, 200, 4)], calls=[], launches=[])
+    assert causes(scope)[A] == {"span_ns": 200, "kernel_union_ns": 0, "kernel_idle_ns": 200,
+                                "memory_transfer_ns": 150, "synchronization_ns": 0, "cpu_launch_ns": 0, "other_ns": 50}
