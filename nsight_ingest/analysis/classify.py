@@ -185,9 +185,12 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
             classes[row.pop("device")][key].append(row)
     has_launches = capture.kern_exec is not None
     coverage = scope.row("scope.launch_coverage") if has_launches else None
-    activity = idle.by_device(scope, capture)
-    for device, block in communication.by_device(scope, devices).items():
-        activity[device]["communication"] = block
+    idle_by_device = idle.by_device(scope, capture)
+    communication_by_device = communication.by_device(scope, devices)
+    unions = {device: int(timelines[device]["kernel_union_ns"]) for device in devices}
+    unions[None] = sum(unions.values())  # per device: kernels of two devices at once are two devices busy
+    activity = {device: {"kernel_union_ns": unions[device], "idle": idle_by_device[device],
+                         "communication": communication_by_device[device]} for device in totals}
 
     def part(device: str | None) -> dict[str, Any]:
         gap_parts = [gaps[device]] if device is not None else [gaps[d] for d in devices]

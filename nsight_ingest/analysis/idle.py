@@ -26,12 +26,11 @@ def _causes(row: dict[str, Any], unknown: dict[str, str]) -> dict[str, int | Non
     return {cause: None if cause in unknown else int(row[cause]) for cause in CAUSES}
 
 
-def by_device(scope: Scope, capture: Capture) -> dict[str | None, dict[str, Any]]:
-    """Per device (None: summed over devices) its idle.causes row: span, kernel union, and the `idle` block
-    (kernel_idle_ns and the causes; a cause the capture cannot tell is None)."""
+def by_device(scope: Scope, capture: Capture) -> dict[str | None, dict[str, int | None]]:
+    """Per device (None: summed over devices) its idle block: kernel_idle_ns and the causes (None for a cause the
+    capture cannot tell)."""
     unknown = unknown_causes(capture)
-    return {row["device"]: {"span_ns": int(row["span_ns"]), "kernel_union_ns": int(row["kernel_union_ns"]),
-                            "idle": {"kernel_idle_ns": int(row["kernel_idle_ns"]), **_causes(row, unknown)}}
+    return {row["device"]: {"kernel_idle_ns": int(row["kernel_idle_ns"]), **_causes(row, unknown)}
             for row in scope.rows("idle.causes")}
 
 

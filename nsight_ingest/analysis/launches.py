@@ -80,7 +80,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         **(_nvtx_group(scope, options) if window and window.nvtx else {}),
         **api,
         "gaps": _gaps(gaps.get(None)),
-        "idle": idle_by_device[None]["idle"],
+        "idle": idle_by_device[None],
         "largest_gaps": [idle.gap_causes(gap, unknown) for gap in
                          scope.rows("launches.largest_gaps", top=options["top"], calls=options["gap_calls"])],
         "gaps_by_component_pair": scope.rows("launches.gaps_by_component_pair"),
@@ -96,7 +96,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     }
     if len(devices) > 1:
         result["devices"] = {
-            d: {"gaps": _gaps(gaps.get(d)), "idle": idle_by_device[d]["idle"],
+            d: {"gaps": _gaps(gaps.get(d)), "idle": idle_by_device[d],
                 **(_starved(starved.get(d)) if has_launches else {})} for d in devices
         }
     if len(streams) > 1:

@@ -1,32 +1,36 @@
--- GPU idle by cause per device and summed over the devices (device NULL): each device's span, the time some kernel
--- of it runs (the union of its kernel intervals), and the rest, the time no kernel runs, split by cause
--- (idle.segments says how; the four causes sum to kernel_idle_ns).
--- requires: scope.ops, idle.segments
+-- GPU idle by cause per device and summed over the devices (device NULL): the time no kernel runs, split by cause
+-- (idle.segments says how; the four causes sum to kernel_idle_ns). For a whole capture, every idle segment of each
+-- device's span. In a window, the idle time before the window's own kernels: the segments whose next kernel is one
+-- of the window's (the gaps its kernels waited at), with causes judged over the whole capture.
+-- requires: idle.segments, scope.ops, scope.window_ranges
 -- returns: rows
 --   device              device label; NULL for the sum over devices
---   span_ns             first operation start to last operation end of the device (ns)
---   kernel_union_ns     time some kernel runs (ns)
---   kernel_idle_ns      time no kernel runs: span_ns - kernel_union_ns (ns)
+--   kernel_idle_ns      time no kernel runs (ns)
 --   memory_transfer_ns  of it, time a memcpy or memset runs (ns)
 --   synchronization_ns  time, else, a host synchronization call is in progress (ns)
 --   cpu_launch_ns       time, else, the next kernel's launch call has not returned (ns)
 --   other_ns            the rest (ns)
-WITH spans AS (
-    SELECT device, max(end_ns) - min(start_ns) AS span_ns FROM scope_ops GROUP BY device
+WITH windowed AS (
+    SELECT EXISTS (SELECT 1 FROM scope_window_ranges) AS yes
 ),
-idle AS (
-    SELECT device, sum(end_ns - start_ns) AS kernel_idle_ns, sum(memory_transfer_ns) AS memory_transfer_ns,
-           sum(synchronization_ns) AS synchronization_ns, sum(cpu_launch_ns) AS cpu_launch_ns, sum(other_ns) AS other_ns
-    FROM idle_segments GROUP BY device
+window_kernel_starts AS (  -- empty for a whole capture
+    SELECT DISTINCT device, start_ns FROM scope_ops WHERE op_kind = 'kernel' AND (SELECT yes FROM windowed)
+),
+counted AS (
+    SELECT s.* FROM idle_segments s WHERE NOT (SELECT yes FROM windowed)
+    UNION ALL
+    SELECT s.* FROM idle_segments s
+    SEMI JOIN window_kernel_starts k ON k.device = s.device AND k.start_ns = s.next_kernel_start_ns
+),
+devices AS (
+    SELECT DISTINCT device FROM scope_ops
 )
-SELECT CASE WHEN grouping(s.device) = 1 THEN NULL ELSE s.device END AS device,
-       sum(s.span_ns)                                        AS span_ns,
-       sum(s.span_ns - coalesce(i.kernel_idle_ns, 0))        AS kernel_union_ns,
-       coalesce(sum(i.kernel_idle_ns), 0)                    AS kernel_idle_ns,
-       coalesce(sum(i.memory_transfer_ns), 0)                AS memory_transfer_ns,
-       coalesce(sum(i.synchronization_ns), 0)                AS synchronization_ns,
-       coalesce(sum(i.cpu_launch_ns), 0)                     AS cpu_launch_ns,
-       coalesce(sum(i.other_ns), 0)                          AS other_ns
-FROM spans s LEFT JOIN idle i USING (device)
-GROUP BY GROUPING SETS ((s.device), ())
+SELECT CASE WHEN grouping(d.device) = 1 THEN NULL ELSE d.device END AS device,
+       coalesce(sum(c.end_ns - c.start_ns), 0)  AS kernel_idle_ns,
+       coalesce(sum(c.memory_transfer_ns), 0)   AS memory_transfer_ns,
+       coalesce(sum(c.synchronization_ns), 0)   AS synchronization_ns,
+       coalesce(sum(c.cpu_launch_ns), 0)        AS cpu_launch_ns,
+       coalesce(sum(c.other_ns), 0)             AS other_ns
+FROM devices d LEFT JOIN counted c USING (device)
+GROUP BY GROUPING SETS ((d.device), ())
 ORDER BY device NULLS FIRST

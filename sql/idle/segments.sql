@@ -1,5 +1,6 @@
--- When no kernel runs on a device, and why. Each device's span (its first operation's start to its last
--- operation's end) is cut at every start and end of its kernels, memcpys and memsets and of the host
+-- When no kernel runs on a device of the capture, and why. Each device's span (its first operation's start to its
+-- last operation's end; every operation of the capture, whatever the scope's window: the GPU is idle when nothing
+-- at all runs on it) is cut at every start and end of its kernels, memcpys and memsets and of the host
 -- synchronization calls of its processes; the pieces in which no kernel runs are kept, and each of their
 -- nanoseconds gets exactly one cause, the first of these that holds:
 --   1. memory transfer: a memcpy or memset of the device runs;
@@ -11,7 +12,8 @@
 -- Without API calls (no cuda_api_trace) no time is synchronization; without launch rows no time is CPU launch: the
 -- analyses then report those causes as unknown. The segments of a device's idle time between two kernels are those
 -- with the later kernel's start as next_kernel_start_ns.
--- requires: scope.ops, scope.api_calls, scope.launches, scope.device_processes, common.host_sync_call
+-- requires: scope.capture_ops, scope.capture_api_calls, scope.capture_launches
+-- requires: scope.device_processes, common.host_sync_call
 -- creates: idle_segments
 --   device                device label
 --   start_ns              segment start (ns)
@@ -23,20 +25,20 @@
 --   other_ns              the rest of its time (ns)
 CREATE OR REPLACE TEMP TABLE idle_segments AS
 WITH spans AS (
-    SELECT device, min(start_ns) AS span_start, max(end_ns) AS span_end FROM scope_ops GROUP BY device
+    SELECT device, min(start_ns) AS span_start, max(end_ns) AS span_end FROM capture_ops GROUP BY device
 ),
 syncs AS (  -- clipped to the device's span
     SELECT s.device, greatest(c.start_ns, s.span_start) AS start_ns, least(c.end_ns, s.span_end) AS end_ns
-    FROM scope_api_calls c
+    FROM capture_api_calls c
     JOIN device_processes p ON p.pid IS NOT DISTINCT FROM c.pid
     JOIN spans s ON s.device = p.device
     WHERE is_host_sync_call(c.name) AND c.start_ns < s.span_end AND c.end_ns > s.span_start
 ),
 events AS (  -- +1 when something starts, -1 when it ends: kernels, memory operations, synchronization calls
-    SELECT device, start_ns AS t, 1 AS kernels, 0 AS memory_ops, 0 AS sync_calls FROM scope_ops WHERE op_kind = 'kernel'
-    UNION ALL SELECT device, end_ns, -1, 0, 0 FROM scope_ops WHERE op_kind = 'kernel'
-    UNION ALL SELECT device, start_ns, 0, 1, 0 FROM scope_ops WHERE op_kind IN ('memcpy', 'memset')
-    UNION ALL SELECT device, end_ns, 0, -1, 0 FROM scope_ops WHERE op_kind IN ('memcpy', 'memset')
+    SELECT device, start_ns AS t, 1 AS kernels, 0 AS memory_ops, 0 AS sync_calls FROM capture_ops WHERE op_kind = 'kernel'
+    UNION ALL SELECT device, end_ns, -1, 0, 0 FROM capture_ops WHERE op_kind = 'kernel'
+    UNION ALL SELECT device, start_ns, 0, 1, 0 FROM capture_ops WHERE op_kind IN ('memcpy', 'memset')
+    UNION ALL SELECT device, end_ns, 0, -1, 0 FROM capture_ops WHERE op_kind IN ('memcpy', 'memset')
     UNION ALL SELECT device, start_ns, 0, 0, 1 FROM syncs
     UNION ALL SELECT device, end_ns, 0, 0, -1 FROM syncs
     UNION ALL SELECT device, span_start, 0, 0, 0 FROM spans
@@ -56,11 +58,11 @@ idle AS (
     SELECT device, start_ns, end_ns, memory_ops, sync_calls FROM running WHERE kernels = 0 AND end_ns > start_ns
 ),
 launch_ends AS (
-    SELECT device_index, kernel_start_ns, min(api_end_ns) AS launch_end_ns FROM scope_launches GROUP BY ALL
+    SELECT device_index, kernel_start_ns, min(api_end_ns) AS launch_end_ns FROM capture_launches GROUP BY ALL
 ),
 kernel_starts AS (  -- per device and instant a kernel starts: when the first launch call of one returned
     SELECT k.device, k.start_ns, min(l.launch_end_ns) AS launch_end_ns
-    FROM scope_ops k
+    FROM capture_ops k
     LEFT JOIN launch_ends l ON l.device_index = coalesce(k.device_index, 0) AND l.kernel_start_ns = k.start_ns
     WHERE k.op_kind = 'kernel'
     GROUP BY ALL

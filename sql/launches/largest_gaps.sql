@@ -1,7 +1,9 @@
 -- The $top largest GPU idle gaps with the kernel that ended last before each and the kernel after it, the gap's
--- time by idle cause (idle.segments), and the CPU API calls of the device's processes in progress during it (the
--- $calls that overlap it longest).
--- requires: launches.kernel_gaps, classify.kernel_classes, idle.segments, scope.api_calls, scope.device_processes
+-- time by idle cause (idle.segments; in a window, kernels of other windows may run in a gap: only the time nothing
+-- runs has a cause), and the CPU API calls of the device's processes in progress during it (the $calls that
+-- overlap it longest, of the whole capture).
+-- requires: launches.kernel_gaps, classify.kernel_classes, idle.segments, scope.capture_api_calls
+-- requires: scope.device_processes
 -- returns: rows
 --   gap_ns              gap length (ns)
 --   device              device label
@@ -35,7 +37,7 @@ overlapping AS (
            least(c.end_ns, t.start_ns) - greatest(c.start_ns, t.earlier_end_ns) AS overlap_ns
     FROM top t
     JOIN device_processes p ON p.device = t.device
-    JOIN scope_api_calls c
+    JOIN capture_api_calls c
       ON c.pid IS NOT DISTINCT FROM p.pid AND c.start_ns < t.start_ns AND c.end_ns > t.earlier_end_ns
 ),
 calls AS (

@@ -1,6 +1,6 @@
--- The CUDA API calls of the scope: every call of the capture's cuda_api_trace (none without one). A view: a whole
--- capture is read where it is stored. A window's scope builds it with scope.window_api_calls.
--- requires: scope.inputs
+-- The CUDA API calls an analysis looks at: for a whole capture, every one (scope.capture_api_calls). A window's
+-- scope builds it with scope.window_api_calls.
+-- requires: scope.capture_api_calls
 -- creates: scope_api_calls
 --   start_ns     call start (ns)
 --   duration_ns  call duration (ns)
@@ -9,7 +9,4 @@
 --   corr_id      correlation id (matches the GPU operations it caused)
 --   pid          process id
 --   tid          thread id
-CREATE OR REPLACE TEMP VIEW scope_api_calls AS
-    SELECT start_ns, duration_ns, end_ns, name, corr_id, pid, tid
-    FROM api_calls
-    WHERE trace_id = (SELECT api_trace FROM scope_inputs);
+CREATE OR REPLACE TEMP VIEW scope_api_calls AS SELECT * FROM capture_api_calls;

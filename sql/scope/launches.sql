@@ -1,6 +1,6 @@
--- The kern_exec rows of the scope: every launch row of the capture's kern_exec trace (none without one). A view:
--- a whole capture is read where it is stored, not copied. A window's scope builds it with scope.window_launches.
--- requires: scope.inputs
+-- The kern_exec rows an analysis looks at: for a whole capture, every one (scope.capture_launches). A window's
+-- scope builds it with scope.window_launches.
+-- requires: scope.capture_launches
 -- creates: scope_launches
 --   api_start_ns        launch call start (ns)
 --   api_duration_ns     launch call duration (ns)
@@ -12,9 +12,4 @@
 --   device_index        device number (0 when the export gives none; 0 for every row when the cuda_gpu_trace
 --                       names no device, so that launches match its kernels by start time alone)
 --   api_function        the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
-CREATE OR REPLACE TEMP VIEW scope_launches AS
-    SELECT api_start_ns, api_duration_ns, api_end_ns, queue_duration_ns, kernel_start_ns, pid, tid,
-           CASE WHEN (SELECT gpu_devices_known FROM scope_inputs) THEN coalesce(device_index, 0) ELSE 0 END AS device_index,
-           api_function
-    FROM kernel_launches
-    WHERE trace_id = (SELECT kern_exec_trace FROM scope_inputs);
+CREATE OR REPLACE TEMP VIEW scope_launches AS SELECT * FROM capture_launches;

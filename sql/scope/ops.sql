@@ -1,7 +1,6 @@
--- The GPU operations an analysis looks at: those of the capture's cuda_gpu_trace. Operations with a negative
--- duration or one over max_duration_ns() are left out (scope.integrity counts them). A view: a whole capture is read
--- where it is stored, not copied. A window's scope builds it with scope.window_ops, an ncu scope with scope.ncu_ops.
--- requires: scope.inputs, common.max_duration
+-- The GPU operations an analysis looks at: for a whole capture, every one (scope.capture_ops, read where it is
+-- stored). A window's scope builds it with scope.window_ops, an ncu scope with scope.ncu_ops.
+-- requires: scope.capture_ops
 -- creates: scope_ops
 --   op_kind         kernel | memcpy | memset | other
 --   device          device label, e.g. 'NVIDIA H200 (0)' ('(no device)' when missing; '<trace id>:<device>' for ncu)
@@ -13,8 +12,4 @@
 --   launch_order    position of an ncu launch in profiling order (its ID); NULL for nsys operations
 --   corr_id         correlation id: the API call that caused it has the same (scope.api_calls)
 --   name            operation name as exported
-CREATE OR REPLACE TEMP VIEW scope_ops AS
-    SELECT op_kind, coalesce(device, '(no device)') AS device, device_index, stream_id, start_ns, end_ns, duration_ns,
-           NULL::BIGINT AS launch_order, corr_id, name
-    FROM gpu_ops
-    WHERE trace_id = (SELECT gpu_trace FROM scope_inputs) AND duration_ns BETWEEN 0 AND max_duration_ns();
+CREATE OR REPLACE TEMP VIEW scope_ops AS SELECT * FROM capture_ops;

@@ -1,6 +1,6 @@
 -- scope.launches of a window (it stands in for it): the kern_exec rows whose launch call started inside one of the
 -- window's ranges (on the range's thread, when both say), copied once.
--- requires: scope.inputs, scope.window_ranges
+-- requires: scope.capture_launches, scope.window_ranges
 -- creates: scope_launches
 --   api_start_ns        launch call start (ns)
 --   api_duration_ns     launch call duration (ns)
@@ -13,9 +13,4 @@
 --                       names no device, so that launches match its kernels by start time alone)
 --   api_function        the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
 CREATE OR REPLACE TEMP TABLE scope_launches AS
-    SELECT l.api_start_ns, l.api_duration_ns, l.api_end_ns, l.queue_duration_ns, l.kernel_start_ns, l.pid, l.tid,
-           CASE WHEN i.gpu_devices_known THEN coalesce(l.device_index, 0) ELSE 0 END AS device_index,
-           l.api_function
-    FROM kernel_launches l, scope_inputs i
-    WHERE l.trace_id = i.kern_exec_trace
-      AND in_window(l.api_start_ns, l.tid);
+    SELECT l.* FROM capture_launches l WHERE in_window(l.api_start_ns, l.tid);

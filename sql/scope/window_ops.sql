@@ -1,8 +1,8 @@
--- scope.ops of a window (it stands in for it): the GPU operations of the window, copied once. As nsys projects NVTX ranges onto the GPU, a kernel belongs to the range that
--- holds the start of its launch call (scope_launches); operations without a launch row (memcpy, memset, no
--- kern_exec trace) belong to the range that holds their GPU start. Operations with a negative duration or one over
--- max_duration_ns() are left out (scope.integrity counts them).
--- requires: scope.inputs, scope.window_ranges, scope.launches, common.max_duration
+-- scope.ops of a window (it stands in for it): the operations of the capture (scope.capture_ops) in the window,
+-- copied once. As nsys projects NVTX ranges onto the GPU, a kernel belongs to the range that holds the start of its
+-- launch call (scope_launches); operations without a launch row (memcpy, memset, no kern_exec trace) belong to the
+-- range that holds their GPU start.
+-- requires: scope.capture_ops, scope.capture_launches, scope.window_ranges, scope.launches
 -- creates: scope_ops
 --   op_kind         kernel | memcpy | memset | other
 --   device          device label ('(no device)' when missing)
@@ -16,22 +16,16 @@
 --   name            operation name as exported
 CREATE OR REPLACE TEMP TABLE scope_ops AS
     WITH launched AS (
-        SELECT DISTINCT coalesce(l.device_index, 0) AS device_index, l.kernel_start_ns
-        FROM kernel_launches l, scope_inputs i
-        WHERE l.trace_id = i.kern_exec_trace
+        SELECT DISTINCT device_index, kernel_start_ns FROM capture_launches
     ),
     launched_inside AS (
         SELECT DISTINCT device_index, kernel_start_ns FROM scope_launches
     )
-    SELECT o.op_kind, coalesce(o.device, '(no device)') AS device, o.device_index, o.stream_id, o.start_ns,
-           o.end_ns, o.duration_ns, NULL::BIGINT AS launch_order, o.corr_id, o.name
-    FROM gpu_ops o
-    JOIN scope_inputs s ON o.trace_id = s.gpu_trace
+    SELECT o.*
+    FROM capture_ops o
     LEFT JOIN launched a
            ON o.op_kind = 'kernel' AND a.kernel_start_ns = o.start_ns AND a.device_index = coalesce(o.device_index, 0)
     LEFT JOIN launched_inside i
            ON o.op_kind = 'kernel' AND i.kernel_start_ns = o.start_ns AND i.device_index = coalesce(o.device_index, 0)
-    WHERE o.duration_ns BETWEEN 0 AND max_duration_ns()
-      AND (i.kernel_start_ns IS NOT NULL
-           OR (a.kernel_start_ns IS NULL
-               AND in_window(o.start_ns, NULL)));
+    WHERE i.kernel_start_ns IS NOT NULL
+       OR (a.kernel_start_ns IS NULL AND in_window(o.start_ns, NULL));

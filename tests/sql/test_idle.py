@@ -1,4 +1,5 @@
-"""idle.segments and idle.causes alone: GPU idle time by cause, on operations, calls and launches given here.
+"""idle.segments and idle.causes alone: GPU idle time by cause, on a capture's operations, calls and launches given
+here.
 
 One character is 10 ns. Device A (index 0) is worked by process 1, device B (index 1) by process 2; each
 operation's correlation id is that of a call of its process.
@@ -39,9 +40,9 @@ LAUNCHES = [(0, 0, 5), (0, 250, 220), (1, 1000, 995), (1, 1300, 1350)]  # device
 
 
 def give(scope, ops=OPS, calls=CALLS, launches=LAUNCHES) -> None:
-    given(scope, "scope.ops", ["op_kind", "device", "device_index", "start_ns", "end_ns", "corr_id"], ops)
-    given(scope, "scope.api_calls", ["name VARCHAR", "start_ns", "end_ns", "corr_id", "pid"], calls)
-    given(scope, "scope.launches", ["device_index", "kernel_start_ns", "api_end_ns"], launches)
+    given(scope, "scope.capture_ops", ["op_kind", "device", "device_index", "start_ns", "end_ns", "corr_id"], ops)
+    given(scope, "scope.capture_api_calls", ["name VARCHAR", "start_ns", "end_ns", "corr_id", "pid"], calls)
+    given(scope, "scope.capture_launches", ["device_index", "kernel_start_ns", "api_end_ns"], launches)
 
 
 def causes(scope) -> dict:
@@ -51,12 +52,12 @@ def causes(scope) -> dict:
 def test_each_nanosecond_gets_one_cause(scope):
     give(scope)
     found = causes(scope)
-    assert found[A] == {"span_ns": 650, "kernel_union_ns": 450, "kernel_idle_ns": 200, "memory_transfer_ns": 100,
-                        "synchronization_ns": 30, "cpu_launch_ns": 40, "other_ns": 30}
-    assert found[B] == {"span_ns": 400, "kernel_union_ns": 200, "kernel_idle_ns": 200, "memory_transfer_ns": 0,
-                        "synchronization_ns": 30, "cpu_launch_ns": 170, "other_ns": 0}
-    assert found[None] == {"span_ns": 1050, "kernel_union_ns": 650, "kernel_idle_ns": 400, "memory_transfer_ns": 100,
-                           "synchronization_ns": 60, "cpu_launch_ns": 210, "other_ns": 30}
+    assert found[A] == {"kernel_idle_ns": 200, "memory_transfer_ns": 100, "synchronization_ns": 30,
+                        "cpu_launch_ns": 40, "other_ns": 30}
+    assert found[B] == {"kernel_idle_ns": 200, "memory_transfer_ns": 0, "synchronization_ns": 30, "cpu_launch_ns": 170,
+                        "other_ns": 0}
+    assert found[None] == {"kernel_idle_ns": 400, "memory_transfer_ns": 100, "synchronization_ns": 60,
+                           "cpu_launch_ns": 210, "other_ns": 30}
 
 
 def test_segments_name_the_gap_they_lie_in(scope):
@@ -76,8 +77,8 @@ def test_concurrent_kernels_leave_no_idle_time(scope):
     ops = [("kernel", A, 0, 0, 100, 1), ("kernel", A, 0, 50, 300, 2), ("kernel", A, 0, 100, 120, 3),
            ("kernel", A, 0, 300, 310, 4)]
     give(scope, ops=ops, calls=[], launches=[])
-    assert causes(scope)[A] == {"span_ns": 310, "kernel_union_ns": 310, "kernel_idle_ns": 0, "memory_transfer_ns": 0,
-                                "synchronization_ns": 0, "cpu_launch_ns": 0, "other_ns": 0}
+    assert causes(scope)[A] == {"kernel_idle_ns": 0, "memory_transfer_ns": 0, "synchronization_ns": 0,
+                                "cpu_launch_ns": 0, "other_ns": 0}
 
 
 def test_without_calls_or_launches_the_time_falls_to_other(scope):
@@ -102,5 +103,18 @@ def test_without_correlation_every_process_syncs_for_every_device(scope):
 def test_a_device_with_memory_operations_alone(scope):
     """No kernel at all: the whole span is idle; the copy's time is memory transfer, the rest other."""
     give(scope, ops=[("memcpy", A, 0, 0, 100, 2), ("memset", A, 0, 150, 200, 4)], calls=[], launches=[])
-    assert causes(scope)[A] == {"span_ns": 200, "kernel_union_ns": 0, "kernel_idle_ns": 200,
-                                "memory_transfer_ns": 150, "synchronization_ns": 0, "cpu_launch_ns": 0, "other_ns": 50}
+    assert causes(scope)[A] == {"kernel_idle_ns": 200, "memory_transfer_ns": 150, "synchronization_ns": 0,
+                                "cpu_launch_ns": 0, "other_ns": 50}
+
+
+def test_a_window_has_the_idle_time_before_its_own_kernels(scope):
+    """A window holding K2 and K4 alone: the gap before K2 ([100,250), 150 ns) and the one before K4 ([1100,1300)),
+    their causes as in the whole capture; the memset after A's last kernel waits for no kernel of the window."""
+    give(scope)
+    given(scope, "scope.ops", ["op_kind", "device", "start_ns"], [("kernel", A, 250), ("kernel", B, 1300)])
+    given(scope, "scope.window_ranges", ["start_ns", "end_ns"], [(200, 1400)])
+    found = causes(scope)
+    assert found[A] == {"kernel_idle_ns": 150, "memory_transfer_ns": 50, "synchronization_ns": 30,
+                        "cpu_launch_ns": 40, "other_ns": 30}
+    assert found[B] == {"kernel_idle_ns": 200, "memory_transfer_ns": 0, "synchronization_ns": 30, "cpu_launch_ns": 170,
+                        "other_ns": 0}

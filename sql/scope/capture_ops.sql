@@ -1,0 +1,20 @@
+-- Every GPU operation of the capture's cuda_gpu_trace, whatever the scope's window. Operations with a negative
+-- duration or one over max_duration_ns() are left out (scope.integrity counts them). A view: a whole capture is read
+-- where it is stored, not copied. Analyses read scope.ops, which is this whole capture or a window of it.
+-- requires: scope.inputs, common.max_duration
+-- creates: capture_ops
+--   op_kind         kernel | memcpy | memset | other
+--   device          device label, e.g. 'NVIDIA H200 (0)' ('(no device)' when missing; '<trace id>:<device>' for ncu)
+--   device_index    the number of the device label (NULL when it has none)
+--   stream_id       CUDA stream
+--   start_ns        GPU start (ns); NULL for ncu launches, whose time is unknown
+--   end_ns          GPU end (ns)
+--   duration_ns     GPU duration (ns); 0 for ncu launches
+--   launch_order    position of an ncu launch in profiling order (its ID); NULL for nsys operations
+--   corr_id         correlation id: the API call that caused it has the same (scope.api_calls)
+--   name            operation name as exported
+CREATE OR REPLACE TEMP VIEW capture_ops AS
+    SELECT op_kind, coalesce(device, '(no device)') AS device, device_index, stream_id, start_ns, end_ns, duration_ns,
+           NULL::BIGINT AS launch_order, corr_id, name
+    FROM gpu_ops
+    WHERE trace_id = (SELECT gpu_trace FROM scope_inputs) AND duration_ns BETWEEN 0 AND max_duration_ns();
