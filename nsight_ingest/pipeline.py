@@ -379,8 +379,8 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
     captures = [open_capture(run, inputs) for inputs in resolved]
     # the files' names are in the key: ranks are read from them
     inputs = [sorted((i.trace_id, i.path) for i, _ in c.roles()) for c in captures]
-    key = json.dumps({"command": RANKS.name, **options, "code": store_cache.code_fingerprint(), "inputs": inputs},
-                     sort_keys=True, default=str)
+    key = json.dumps({"command": RANKS.name, **options, "code": store_cache.code_fingerprint(), "inputs": inputs,
+                      "family_set": run.family_set.version}, sort_keys=True, default=str)
     result = store.cached_result(run.con, captures[0].capture_id, key)
     if result is None:
         sources = ranks.assign(run.con, captures, pattern)

@@ -8,6 +8,7 @@ import csv
 import itertools
 import shutil
 import sqlite3
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -285,3 +286,77 @@ def test_llm_capture_idle_causes_against_a_grid(run_cli):
     assert out["kernel_union_percent_of_span"] == pytest.approx(100 * running.sum() / (high - low))
     # the .sqlite export of the same capture gives the same causes
     assert run_cli("classify", str(folder / "llm2.sqlite")).json()["idle"] == expected
+
+
+def subtract(pieces, others):
+    """The parts of disjoint sorted `pieces` outside the union `others` (disjoint sorted)."""
+    result = []
+    for start, end in pieces:
+        for other_start, other_end in others:
+            if other_end <= start or other_start >= end:
+                continue
+            if other_start > start:
+                result.append([start, other_start])
+            start = max(start, other_end)
+        if start < end:
+            result.append([start, end])
+    return result
+
+
+def length(pieces):
+    return sum(end - start for start, end in pieces)
+
+
+def test_two_processes_idle_causes_against_plain_sql(run_cli):
+    """Each GPU of the 2-process capture is worked by its own process: only that process's synchronization calls
+    count on it (correlation ids repeat across processes). Worked out with sqlite3 and interval arithmetic."""
+    path = DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite"
+    with sqlite3.connect(path) as con:
+        kernels = con.execute("SELECT deviceId, start, \"end\", (globalPid >> 24) & 16777215, correlationId "
+                              "FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+        memory = con.execute("SELECT deviceId, start, \"end\" FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL "
+                             "SELECT deviceId, start, \"end\" FROM CUPTI_ACTIVITY_KIND_MEMSET").fetchall()
+        calls = con.execute("SELECT r.start, r.\"end\", (r.globalTid >> 24) & 16777215, r.correlationId, s.value "
+                            "FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId").fetchall()
+    call_end = {(pid, corr): end for _, end, pid, corr, _ in calls}
+    out = run_cli("classify", str(path)).json()
+    for device in (0, 1):
+        mine = [k for k in kernels if k[0] == device]
+        (pid,) = {k[3] for k in mine}
+        ops = [(s, e) for d, s, e, *_ in mine] + [(s, e) for d, s, e in memory if d == device]
+        span = [[min(s for s, _ in ops), max(e for _, e in ops)]]
+        idle = subtract(span, union([(s, e) for _, s, e, *_ in mine]))
+        copying = union([(s, e) for d, s, e in memory if d == device])
+        syncs = union([(s, e) for s, e, p, _, name in calls if p == pid and "Synchronize" in name])
+        launch_end = {}  # per kernel start: the earliest end of a launch call of a kernel starting then
+        for _, start, _, _, corr in mine:
+            if (pid, corr) in call_end:  # a kernel whose call the export lacks has no launch row
+                launch_end[start] = min(launch_end.get(start, call_end[(pid, corr)]), call_end[(pid, corr)])
+        waiting = []  # each idle stretch up to its next kernel's launch call end
+        for start, end in idle:
+            if end in launch_end and launch_end[end] > start:
+                waiting.append([start, min(end, launch_end[end])])
+        after_memory = subtract(idle, copying)
+        after_sync = subtract(after_memory, syncs)
+        expected = {"kernel_idle_ns": length(idle), "memory_transfer_ns": length(idle) - length(after_memory),
+                    "synchronization_ns": length(after_memory) - length(after_sync),
+                    "cpu_launch_ns": length(after_sync) - length(subtract(after_sync, waiting))}
+        expected["other_ns"] = length(subtract(after_sync, waiting))
+        assert out["devices"][f"GPU ({device})"]["idle"] == expected
+
+
+def test_every_gate_metric_has_a_worse_direction():
+    from nsight_ingest.analysis.compare import GATE_METRICS
+    assert all(history.METRICS[metric][1] in ("up", "down") for metric in GATE_METRICS)
+
+
+def test_ranks_answer_follows_the_family_rules(tmp_path, run_cli):
+    """The ranks' communication kernels come from the family rules: other rules, another answer (not a cached one)."""
+    path = str(DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite")
+    families = tmp_path / "families"
+    shutil.copytree(Path(__file__).resolve().parent.parent / "sql" / "families", families)
+    (families / "03_communication.sql").write_text(
+        "-- family: communication | nothing\nSELECT name, 'communication' AS family, 10 AS priority "
+        "FROM kernel_names WHERE false\n", encoding="utf-8")
+    assert run_cli("ranks", path).json()["communication"]["time_ns"] == 25_401_752
+    assert run_cli("ranks", path, "--families", str(families)).json()["communication"] is None

@@ -14,15 +14,15 @@ def _entry(time_ns: int, overlapped_ns: int) -> dict[str, Any]:
             "overlap_percent": percent(overlapped_ns, time_ns)}
 
 
-def _summed(rows: list[dict[str, Any]], grouping: str) -> dict[str, Any]:
-    """Per key of `grouping`, its rows' time and overlapped time summed (over devices), most time first."""
+def _summed(rows: list[dict[str, Any]], breakdown: str) -> dict[str, Any]:
+    """Per label of `breakdown`, its rows' time and overlapped time summed (over devices), most time first."""
     sums: dict[str, list[int]] = {}
     for row in rows:
-        if row["grouping"] == grouping:
-            total = sums.setdefault(row["key"], [0, 0])
+        if row["breakdown"] == breakdown:
+            total = sums.setdefault(row["label"], [0, 0])
             total[0] += int(row["time_ns"])
             total[1] += int(row["overlapped_ns"])
-    return {key: _entry(*sums[key]) for key in sorted(sums, key=lambda key: (-sums[key][0], key))}
+    return {label: _entry(*sums[label]) for label in sorted(sums, key=lambda label: (-sums[label][0], str(label)))}
 
 
 def block(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -31,7 +31,7 @@ def block(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
     if not rows:
         return None
     (total,) = _summed(rows, "device").values()
-    return {**total, "kernels": sum(int(r["kernels"]) for r in rows if r["grouping"] == "device"),
+    return {**total, "kernels": sum(int(r["kernels"]) for r in rows if r["breakdown"] == "device"),
             "by_collective": _summed(rows, "collective"), "by_stream": _summed(rows, "stream")}
 
 

@@ -54,7 +54,7 @@ def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:
         f" {_pct(s['kernel_union_percent_of_span'])} with a kernel running)",
         f"Launch gaps: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])} ms,"
         f" average {_ms(gaps['average_ns'])} ms, max {_ms(gaps['maximum_ns'])} ms",
-        idle_line(s["idle"]),
+        idle_line(s["idle"], len(s.get("devices") or {})),
     ]
     if s["communication"] is not None:
         lines.append(communication_line(s["communication"]))
@@ -144,10 +144,11 @@ IDLE_CAUSE_LABELS = {"memory_transfer_ns": "memory transfer", "synchronization_n
                      "cpu_launch_ns": "CPU launch", "other_ns": "other"}
 
 
-def idle_line(idle: dict[str, Any]) -> str:
+def idle_line(idle: dict[str, Any], devices: int = 1) -> str:
     """No kernel running: the time and its causes ('-' for a cause the capture cannot tell)."""
     causes = ", ".join(f"{label} {_ms(idle[key])}" for key, label in IDLE_CAUSE_LABELS.items())
-    return f"No kernel running: {_ms(idle['kernel_idle_ns'])} ms = {causes} ms"
+    summed = f" (summed over {devices} devices)" if devices > 1 else ""
+    return f"No kernel running{summed}: {_ms(idle['kernel_idle_ns'])} ms = {causes} ms"
 
 
 def communication_line(block: dict[str, Any]) -> str:
@@ -229,7 +230,7 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
     gaps = result["gaps"]
     console.print(f"GPU idle gaps between kernels: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])}"
                   f" ms; p50/p90/p99/max {' / '.join(_percentile_cells(gaps))} ms", highlight=False)
-    console.print(idle_line(result["idle"]), highlight=False)
+    console.print(idle_line(result["idle"], len(result.get("devices") or {})), highlight=False)
     if result.get("launch_api_calls") is not None:
         calls = ", ".join(f"{api} {n}" for api, n in result["launch_api_calls"].items())
         console.print(f"Launch calls: {result['runtime_kernel_launches']} ({calls}); graph kernels"
@@ -247,13 +248,13 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
         latency.add_row("queue delay", f"{queue['queued_kernels']} queued", *_percentile_cells(queue))
         console.print(latency)
     largest = _table(title="largest gaps")
-    for column in ("gap ms", "device", "stream", "cause", "before", "after", "CPU calls in progress (ms)"):
+    for column in ("gap ms", "device", "stream", "cause", "before", "after", "CPU calls in progress (ms in the gap)"):
         largest.add_column(column, overflow="fold", justify="right" if column in ("gap ms", "stream") else "left")
     for gap in result["largest_gaps"]:
-        calls = ", ".join(f"{c['name']} {_ms(c['duration_ns'])}" for c in gap["api_calls"])
+        calls = ", ".join(f"{c['name']} {_ms(c['overlap_ns'])}" for c in gap["api_calls"])
         more = gap["api_call_count"] - len(gap["api_calls"])
         largest.add_row(_ms(gap["gap_ns"]), escape(gap["device"]), str(gap["stream_id"]),
-                        (gap["idle_cause"] or "-").replace("_", " "),
+                        IDLE_CAUSE_LABELS.get(f"{gap['idle_cause']}_ns", "-"),
                         escape(f"[{gap['before_component']}] {gap['before'][:70]}"),
                         escape(f"[{gap['after_component']}] {gap['after'][:70]}"),
                         escape(calls + (f" (+{more} more)" if more > 0 else "")) or "-")
@@ -364,15 +365,15 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
     row("busy % (a kernel running)", result["kernel_union_percent"], "{:.2f}")
     row("no kernel running (ms)", _scaled(result["idle"]["kernel_idle_ns"]))
     for key, label in IDLE_CAUSE_LABELS.items():
-        row(f"  {label} (ms)", _scaled(result["idle"][key]))
+        row(f"  idle: {label} (ms)", _scaled(result["idle"][key]))
     if result["communication"] is not None:
         row("communication exposed (ms)", _scaled(result["communication"]["exposed_ns"]))
         row("communication overlap %", result["communication"]["overlap_percent"], "{:.2f}")
     for name, c in result["components"].items():
-        row(f"  {name} (ms)", c["milliseconds"])
+        row(f"component {name} (ms)", c["milliseconds"])
     for name, f in result["families"].items():
         if f["launches"]["a"] or f["launches"]["b"]:
-            row(f"  family {name} (ms)", f["milliseconds"])
+            row(f"family {name} (ms)", f["milliseconds"])
     row("launch gaps total (ns)", result["launch_gaps"]["total_ns"], "{:,.0f}")
     row("launch gap p90 (ns)", result["launch_gaps"]["p90_ns"], "{:,.0f}")
     row("launch overlap %", result["launch_overlap_percent"], "{:.2f}")

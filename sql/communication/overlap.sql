@@ -5,24 +5,25 @@
 -- requires: communication.kernels
 -- returns: rows
 --   device         device label
---   grouping       device (all communication kernels of the device), collective or stream
---   key            the collective, or the stream id as text; NULL for grouping device
+--   breakdown      device (all communication kernels of the device), collective or stream
+--   label          the collective, or the stream id as text ('none' when the export gives none); NULL for device
 --   kernels        communication kernels
 --   time_ns        length of the union of their intervals (ns)
 --   overlapped_ns  of it, the time some non-communication kernel of the device runs (ns)
 WITH communication AS (
-    SELECT device, 'device' AS grouping, NULL::VARCHAR AS key, start_ns, end_ns
+    SELECT device, 'device' AS breakdown, NULL::VARCHAR AS label, start_ns, end_ns
     FROM communication_kernels WHERE is_communication
     UNION ALL
     SELECT device, 'collective', collective, start_ns, end_ns FROM communication_kernels WHERE is_communication
     UNION ALL
-    SELECT device, 'stream', CAST(stream_id AS VARCHAR), start_ns, end_ns
+    SELECT device, 'stream', coalesce(CAST(stream_id AS VARCHAR), 'none'), start_ns, end_ns
     FROM communication_kernels WHERE is_communication
 ),
 groups AS (
-    SELECT device, grouping, key, count(*) AS kernels FROM communication GROUP BY ALL
+    SELECT device, breakdown, label, count(*) AS kernels FROM communication GROUP BY ALL
 ),
-compute AS (  -- the other kernels of the devices that communicate, merged into disjoint pieces
+compute AS (  -- the other kernels of the devices that communicate, merged into disjoint pieces (each group's sweep
+              -- gets a copy of them: fewer pieces than kernels)
     SELECT device, start_ns, end_ns,
            max(end_ns) OVER (PARTITION BY device ORDER BY start_ns, end_ns
                              ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
@@ -37,27 +38,29 @@ pieces AS (
     GROUP BY device, piece
 ),
 events AS (  -- per group: +1/-1 as its communication kernels and the device's compute pieces start and end
-    SELECT device, grouping, key, start_ns AS t, 1 AS communicating, 0 AS computing FROM communication
-    UNION ALL SELECT device, grouping, key, end_ns, -1, 0 FROM communication
-    UNION ALL SELECT g.device, g.grouping, g.key, p.start_ns, 0, 1 FROM pieces p JOIN groups g USING (device)
-    UNION ALL SELECT g.device, g.grouping, g.key, p.end_ns, 0, -1 FROM pieces p JOIN groups g USING (device)
+    SELECT device, breakdown, label, start_ns AS t, 1 AS communicating, 0 AS computing FROM communication
+    UNION ALL SELECT device, breakdown, label, end_ns, -1, 0 FROM communication
+    UNION ALL SELECT g.device, g.breakdown, g.label, p.start_ns, 0, 1 FROM pieces p JOIN groups g USING (device)
+    UNION ALL SELECT g.device, g.breakdown, g.label, p.end_ns, 0, -1 FROM pieces p JOIN groups g USING (device)
 ),
 points AS (
-    SELECT device, grouping, key, t, sum(communicating) AS communicating, sum(computing) AS computing
+    SELECT device, breakdown, label, t, sum(communicating) AS communicating, sum(computing) AS computing
     FROM events GROUP BY ALL
 ),
 running AS (
-    SELECT device, grouping, key, lead(t) OVER w - t AS length_ns, sum(communicating) OVER w AS communicating,
+    SELECT device, breakdown, label, lead(t) OVER w - t AS length_ns, sum(communicating) OVER w AS communicating,
            sum(computing) OVER w AS computing
     FROM points
-    WINDOW w AS (PARTITION BY device, grouping, key ORDER BY t)
+    WINDOW w AS (PARTITION BY device, breakdown, label ORDER BY t)
 ),
 measured AS (
-    SELECT device, grouping, key,
+    SELECT device, breakdown, label,
            coalesce(sum(length_ns) FILTER (WHERE communicating > 0), 0) AS time_ns,
            coalesce(sum(length_ns) FILTER (WHERE communicating > 0 AND computing > 0), 0) AS overlapped_ns
     FROM running GROUP BY ALL
 )
-SELECT g.device, g.grouping, g.key, g.kernels, m.time_ns, m.overlapped_ns
-FROM groups g JOIN measured m ON m.device = g.device AND m.grouping = g.grouping AND m.key IS NOT DISTINCT FROM g.key
-ORDER BY g.device, g.grouping = 'device' DESC, g.grouping, m.time_ns DESC, g.key
+SELECT g.device, g.breakdown, g.label, g.kernels, m.time_ns, m.overlapped_ns
+FROM groups g
+JOIN measured m
+  ON m.device = g.device AND m.breakdown = g.breakdown AND m.label IS NOT DISTINCT FROM g.label
+ORDER BY g.device, g.breakdown = 'device' DESC, g.breakdown, m.time_ns DESC, g.label

@@ -1,8 +1,9 @@
 -- GPU idle by cause per device and summed over the devices (device NULL): the time no kernel runs, split by cause
--- (idle.segments says how; the four causes sum to kernel_idle_ns). For a whole capture, every idle segment of each
--- device's span. In a window, the idle time before the window's own kernels: the segments whose next kernel is one
--- of the window's (the gaps its kernels waited at), with causes judged over the whole capture.
--- requires: idle.segments, scope.ops, scope.window_ranges
+-- (idle.stretches says how; the four causes sum to kernel_idle_ns). For a whole capture, every idle stretch of each
+-- device's span. In a window, the stretches that lie in the window's span on the device and end at one of the
+-- window's kernels: the idle time its kernels waited, causes judged over the whole capture (the kernels of other
+-- windows are running time, not idle time; a stretch between two windows is neither's).
+-- requires: idle.stretches, scope.ops, scope.window_ranges
 -- returns: rows
 --   device              device label; NULL for the sum over devices
 --   kernel_idle_ns      time no kernel runs (ns)
@@ -10,16 +11,21 @@
 --   synchronization_ns  time, else, a host synchronization call is in progress (ns)
 --   cpu_launch_ns       time, else, the next kernel's launch call has not returned (ns)
 --   other_ns            the rest (ns)
-WITH windowed AS (
-    SELECT EXISTS (SELECT 1 FROM scope_window_ranges) AS yes
+WITH is_window AS (
+    SELECT EXISTS (SELECT 1 FROM scope_window_ranges) AS answer
+),
+window_spans AS (  -- empty for a whole capture
+    SELECT device, min(start_ns) AS span_start FROM scope_ops WHERE (SELECT answer FROM is_window) GROUP BY device
 ),
 window_kernel_starts AS (  -- empty for a whole capture
-    SELECT DISTINCT device, start_ns FROM scope_ops WHERE op_kind = 'kernel' AND (SELECT yes FROM windowed)
+    SELECT DISTINCT device, start_ns FROM scope_ops WHERE op_kind = 'kernel' AND (SELECT answer FROM is_window)
 ),
 counted AS (
-    SELECT s.* FROM idle_segments s WHERE NOT (SELECT yes FROM windowed)
+    SELECT s.* FROM idle_stretches s WHERE NOT (SELECT answer FROM is_window)
     UNION ALL
-    SELECT s.* FROM idle_segments s
+    SELECT s.*
+    FROM idle_stretches s
+    JOIN window_spans w ON w.device = s.device AND s.start_ns >= w.span_start
     SEMI JOIN window_kernel_starts k ON k.device = s.device AND k.start_ns = s.next_kernel_start_ns
 ),
 devices AS (

@@ -1,8 +1,9 @@
 -- The $top largest GPU idle gaps with the kernel that ended last before each and the kernel after it, the gap's
--- time by idle cause (idle.segments; in a window, kernels of other windows may run in a gap: only the time nothing
--- runs has a cause), and the CPU API calls of the device's processes in progress during it (the $calls that
--- overlap it longest, of the whole capture).
--- requires: launches.kernel_gaps, classify.kernel_classes, idle.segments, scope.capture_api_calls
+-- time by idle cause (of the idle stretch that ends at the kernel after it: in a whole capture the gap itself; in a
+-- window, where kernels of other windows may run in a gap, the time no kernel at all ran before the next one), and
+-- the CPU API calls of the device's processes in progress during it (the $calls that overlap it longest, of the
+-- whole capture).
+-- requires: launches.kernel_gaps, classify.kernel_classes, idle.stretches, scope.capture_api_calls
 -- requires: scope.device_processes
 -- returns: rows
 --   gap_ns              gap length (ns)
@@ -28,7 +29,7 @@ causes AS (
            sum(s.synchronization_ns) AS synchronization_ns, sum(s.cpu_launch_ns) AS cpu_launch_ns,
            sum(s.other_ns) AS other_ns
     FROM top t
-    JOIN idle_segments s
+    JOIN idle_stretches s
       ON s.device = t.device AND s.next_kernel_start_ns = t.start_ns AND s.start_ns >= t.earlier_end_ns
     GROUP BY ALL
 ),

@@ -17,4 +17,4 @@ CREATE OR REPLACE TEMP TABLE communication_kernels AS
     FROM rank_kernels k
     JOIN rank_offsets o USING (rank)
     JOIN kernel_families f ON f.name = k.name
-    WHERE least(k.end_ns + o.offset_ns, $span_end) > greatest(k.start_ns + o.offset_ns, $span_start);
+    WHERE least(k.end_ns + o.offset_ns, $span_end) >= greatest(k.start_ns + o.offset_ns, $span_start);

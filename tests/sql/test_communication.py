@@ -28,7 +28,7 @@ KERNELS = [  # device, stream, start, end, is_communication, collective
 def overlap(scope, kernels=KERNELS) -> dict:
     given(scope, "communication.kernels",
           ["device", "stream_id", "start_ns", "end_ns", "is_communication", "collective VARCHAR"], kernels)
-    return {(r["device"], r["grouping"], r["key"]): (r["kernels"], r["time_ns"], r["overlapped_ns"])
+    return {(r["device"], r["breakdown"], r["label"]): (r["kernels"], r["time_ns"], r["overlapped_ns"])
             for r in scope.rows("communication.overlap")}
 
 

@@ -1,8 +1,9 @@
-"""idle.segments and idle.causes alone: GPU idle time by cause, on a capture's operations, calls and launches given
+"""idle.stretches and idle.causes alone: GPU idle time by cause, on a capture's operations, calls and launches given
 here.
 
-One character is 10 ns. Device A (index 0) is worked by process 1, device B (index 1) by process 2; each
-operation's correlation id is that of a call of its process.
+One character is 10 ns. Device A (index 0) is worked by process 1, device B (index 1) by process 2: their launch
+rows say so. Each operation's correlation id is that of a call of its process; as in nsys, each process numbers its
+own from 1, so B's operations share ids with calls of process 1.
 
     ns/100      0         1         2         3         4         5         6
     A kernels   1111111111               22222222222222222222222222222222222
@@ -29,20 +30,21 @@ from tests.sql.conftest import given
 A, B = "GPU A", "GPU B"
 OPS = [  # op_kind, device, device_index, start, end, corr_id
     ("kernel", A, 0, 0, 100, 1), ("memcpy", A, 0, 100, 150, 2), ("kernel", A, 0, 250, 600, 3),
-    ("memset", A, 0, 600, 650, 4), ("kernel", B, 1, 1000, 1100, 11), ("kernel", B, 1, 1300, 1400, 12)]
+    ("memset", A, 0, 600, 650, 4), ("kernel", B, 1, 1000, 1100, 1), ("kernel", B, 1, 1300, 1400, 2)]
 CALLS = [  # name, start, end, corr_id, pid
     ("cudaLaunchKernel", 0, 5, 1, 1), ("cudaMemcpyAsync", 90, 95, 2, 1),
     ("cudaStreamSynchronize", 120, 180, None, 1), ("cudaLaunchKernel", 200, 220, 3, 1),
     ("cudaMemsetAsync", 590, 600, 4, 1), ("cudaDeviceSynchronize_v3020", 1100, 1200, None, 1),
-    ("cudaLaunchKernel", 990, 995, 11, 2), ("cuStreamSynchronize", 1250, 1280, None, 2),
-    ("cudaLaunchKernel", 1200, 1350, 12, 2), ("cudaEventRecord", 1290, 1295, None, 2)]
-LAUNCHES = [(0, 0, 5), (0, 250, 220), (1, 1000, 995), (1, 1300, 1350)]  # device_index, kernel start, call end
+    ("cudaLaunchKernel", 990, 995, 1, 2), ("cuStreamSynchronize", 1250, 1280, None, 2),
+    ("cudaLaunchKernel", 1200, 1350, 2, 2), ("cudaEventRecord", 1290, 1295, None, 2)]
+# device index, kernel start, launch call end, pid
+LAUNCHES = [(0, 0, 5, 1), (0, 250, 220, 1), (1, 1000, 995, 2), (1, 1300, 1350, 2)]
 
 
 def give(scope, ops=OPS, calls=CALLS, launches=LAUNCHES) -> None:
     given(scope, "scope.capture_ops", ["op_kind", "device", "device_index", "start_ns", "end_ns", "corr_id"], ops)
     given(scope, "scope.capture_api_calls", ["name VARCHAR", "start_ns", "end_ns", "corr_id", "pid"], calls)
-    given(scope, "scope.capture_launches", ["device_index", "kernel_start_ns", "api_end_ns"], launches)
+    given(scope, "scope.capture_launches", ["device_index", "kernel_start_ns", "api_end_ns", "pid"], launches)
 
 
 def causes(scope) -> dict:
@@ -60,16 +62,14 @@ def test_each_nanosecond_gets_one_cause(scope):
                            "cpu_launch_ns": 210, "other_ns": 30}
 
 
-def test_segments_name_the_gap_they_lie_in(scope):
+def test_stretches_end_at_the_next_kernel(scope):
     give(scope)
-    scope.build("idle.segments")
+    scope.build("idle.stretches")
     rows = scope.con.execute("SELECT device, start_ns, end_ns, next_kernel_start_ns, memory_transfer_ns, "
-                             "synchronization_ns, cpu_launch_ns, other_ns FROM idle_segments ORDER BY device, start_ns"
+                             "synchronization_ns, cpu_launch_ns, other_ns FROM idle_stretches ORDER BY device, start_ns"
                              ).fetchall()
-    assert rows == [(A, 100, 120, 250, 20, 0, 0, 0), (A, 120, 150, 250, 30, 0, 0, 0), (A, 150, 180, 250, 0, 30, 0, 0),
-                    (A, 180, 250, 250, 0, 0, 40, 30), (A, 600, 650, None, 50, 0, 0, 0),
-                    (B, 1100, 1250, 1300, 0, 0, 150, 0), (B, 1250, 1280, 1300, 0, 30, 0, 0),
-                    (B, 1280, 1300, 1300, 0, 0, 20, 0)]
+    assert rows == [(A, 100, 250, 250, 50, 30, 40, 30), (A, 600, 650, None, 50, 0, 0, 0),
+                    (B, 1100, 1300, 1300, 0, 30, 170, 0)]
 
 
 def test_concurrent_kernels_leave_no_idle_time(scope):
@@ -90,13 +90,28 @@ def test_without_calls_or_launches_the_time_falls_to_other(scope):
     assert found[B]["other_ns"] == 200
 
 
-def test_without_correlation_every_process_syncs_for_every_device(scope):
-    """Operations that correlate with no call tie every process to every device: pid 1's [1100,1200) now counts
-    on B too. B: [1100,1200) synchronization 100, [1200,1250) CPU launch 50, [1250,1280) synchronization 30,
-    [1280,1300) CPU launch 20."""
-    give(scope, ops=[(*op[:5], None) for op in OPS])
+def test_processes_are_tied_to_devices_by_their_launches(scope):
+    """B's operations share correlation ids with process 1's calls, yet process 1 launched nothing on B."""
+    give(scope)
+    scope.build("scope.device_processes")
+    assert sorted(scope.con.execute("SELECT device, pid FROM device_processes").fetchall()) == [(A, 1), (B, 2)]
+
+
+def test_without_launch_rows_correlation_ties_processes(scope):
+    """No launch rows: the correlation ids tie processes to devices (distinct ids here); no time is CPU launch."""
+    ops = [op if op[1] == A else (*op[:5], op[5] + 10) for op in OPS]
+    calls = [c if c[4] == 1 or c[3] is None else (*c[:3], c[3] + 10, c[4]) for c in CALLS]
+    give(scope, ops=ops, calls=calls, launches=[])
     found = causes(scope)
-    assert (found[B]["synchronization_ns"], found[B]["cpu_launch_ns"]) == (130, 70)
+    assert (found[B]["synchronization_ns"], found[B]["cpu_launch_ns"], found[B]["other_ns"]) == (30, 0, 170)
+
+
+def test_when_nothing_ties_every_process_syncs_for_every_device(scope):
+    """No launch rows and no correlation: pid 1's [1100,1200) counts on B too. B: synchronization 100 + 30, the
+    rest other."""
+    give(scope, ops=[(*op[:5], None) for op in OPS], launches=[])
+    found = causes(scope)
+    assert (found[B]["synchronization_ns"], found[B]["cpu_launch_ns"], found[B]["other_ns"]) == (130, 0, 70)
     assert scope.con.execute("SELECT count(*) FROM device_processes").fetchone()[0] == 4  # 2 devices x 2 pids
 
 
@@ -107,14 +122,16 @@ def test_a_device_with_memory_operations_alone(scope):
                                 "cpu_launch_ns": 0, "other_ns": 50}
 
 
-def test_a_window_has_the_idle_time_before_its_own_kernels(scope):
-    """A window holding K2 and K4 alone: the gap before K2 ([100,250), 150 ns) and the one before K4 ([1100,1300)),
-    their causes as in the whole capture; the memset after A's last kernel waits for no kernel of the window."""
+def test_a_window_has_the_idle_time_before_its_own_kernels_within_its_span(scope):
+    """A window holding K1 and K2 of A and K4 of B. A: its span [0,600) holds the stretch [100,250) before K2, causes
+    as in the whole capture; the memset after A's last kernel waits for no kernel of the window. B: the stretch before
+    K4 lies before the window's span there (K4 alone, [1300,1400)): between windows, it is none's."""
     give(scope)
-    given(scope, "scope.ops", ["op_kind", "device", "start_ns"], [("kernel", A, 250), ("kernel", B, 1300)])
-    given(scope, "scope.window_ranges", ["start_ns", "end_ns"], [(200, 1400)])
+    given(scope, "scope.ops", ["op_kind", "device", "start_ns", "end_ns"],
+          [("kernel", A, 0, 100), ("kernel", A, 250, 600), ("kernel", B, 1300, 1400)])
+    given(scope, "scope.window_ranges", ["start_ns", "end_ns"], [(0, 1400)])
     found = causes(scope)
     assert found[A] == {"kernel_idle_ns": 150, "memory_transfer_ns": 50, "synchronization_ns": 30,
                         "cpu_launch_ns": 40, "other_ns": 30}
-    assert found[B] == {"kernel_idle_ns": 200, "memory_transfer_ns": 0, "synchronization_ns": 30, "cpu_launch_ns": 170,
+    assert found[B] == {"kernel_idle_ns": 0, "memory_transfer_ns": 0, "synchronization_ns": 0, "cpu_launch_ns": 0,
                         "other_ns": 0}
