@@ -1,7 +1,11 @@
 -- How much of each device's communication runs while it computes. Per device, the union of its communication
 -- kernels' intervals (time_ns) and the part of it during which some other kernel of the same device runs
 -- (overlapped_ns; the rest is exposed): for all its communication kernels, and for those of each collective and of
--- each stream. Intervals are unions per device, never across devices.
+-- each stream. Intervals are unions per device, never across devices. How: in start order, the part of each
+-- interval past the latest end before it is new; the new parts are disjoint and make up the union. With C(t) the
+-- compute time before instant t (the new parts of the other kernels starting at or before t, less what the latest
+-- of them runs after t), the compute time within a new part [a, b) of communication is C(b) - C(a): one sort of the
+-- compute parts and the instants communication parts start or end at gives every C needed.
 -- requires: communication.kernels
 -- returns: rows
 --   device         device label
@@ -19,48 +23,48 @@ WITH communication AS (
     SELECT device, 'stream', coalesce(CAST(stream_id AS VARCHAR), 'none'), start_ns, end_ns
     FROM communication_kernels WHERE is_communication
 ),
-groups AS (
-    SELECT device, breakdown, label, count(*) AS kernels FROM communication GROUP BY ALL
+communication_parts AS MATERIALIZED (  -- each kernel's part past the latest end of the group's kernels before it (may be empty)
+    SELECT device, breakdown, label, end_ns,
+           greatest(start_ns, coalesce(max(end_ns) OVER (PARTITION BY device, breakdown, label ORDER BY start_ns, end_ns
+                                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), start_ns))
+               AS start_ns
+    FROM communication
 ),
-compute AS (  -- the other kernels of the devices that communicate, merged into disjoint pieces (each group's sweep
-              -- gets a copy of them: fewer pieces than kernels)
-    SELECT device, start_ns, end_ns,
-           max(end_ns) OVER (PARTITION BY device ORDER BY start_ns, end_ns
-                             ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach
-    FROM communication_kernels
-    WHERE NOT is_communication AND device IN (SELECT device FROM groups)
+compute_parts AS (  -- likewise, of the other kernels of the devices that communicate
+    SELECT device, end_ns,
+           greatest(start_ns, coalesce(max(end_ns) OVER (PARTITION BY device ORDER BY start_ns, end_ns
+                                                         ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), start_ns))
+               AS start_ns
+    FROM communication_kernels k
+    SEMI JOIN (SELECT DISTINCT device FROM communication) c ON c.device = k.device
+    WHERE NOT k.is_communication
 ),
-pieces AS (
-    SELECT device, min(start_ns) AS start_ns, max(end_ns) AS end_ns
-    FROM (SELECT *, sum(CASE WHEN reach IS NULL OR start_ns > reach THEN 1 ELSE 0 END)
-                        OVER (PARTITION BY device ORDER BY start_ns, end_ns) AS piece
-          FROM compute)
-    GROUP BY device, piece
+ends AS (  -- the instants a communication part starts or ends at
+    SELECT DISTINCT device, start_ns AS t FROM communication_parts WHERE end_ns > start_ns
+    UNION
+    SELECT DISTINCT device, end_ns FROM communication_parts WHERE end_ns > start_ns
 ),
-events AS (  -- per group: +1/-1 as its communication kernels and the device's compute pieces start and end
-    SELECT device, breakdown, label, start_ns AS t, 1 AS communicating, 0 AS computing FROM communication
-    UNION ALL SELECT device, breakdown, label, end_ns, -1, 0 FROM communication
-    UNION ALL SELECT g.device, g.breakdown, g.label, p.start_ns, 0, 1 FROM pieces p JOIN groups g USING (device)
-    UNION ALL SELECT g.device, g.breakdown, g.label, p.end_ns, 0, -1 FROM pieces p JOIN groups g USING (device)
+computed AS (  -- C(t) at each of them: the compute parts up to t, less what the latest of them runs after t
+    SELECT device, t,
+           coalesce(sum(end_ns - start_ns) OVER w - greatest(0, max(end_ns) OVER w - t), 0) AS compute_before_ns
+    FROM (SELECT device, start_ns AS t, true AS is_compute, start_ns, end_ns FROM compute_parts WHERE end_ns > start_ns
+          UNION ALL
+          SELECT device, t, false, NULL, NULL FROM ends)
+    WINDOW w AS (PARTITION BY device ORDER BY t, is_compute DESC ROWS UNBOUNDED PRECEDING)
+    QUALIFY NOT is_compute
 ),
-points AS (
-    SELECT device, breakdown, label, t, sum(communicating) AS communicating, sum(computing) AS computing
-    FROM events GROUP BY ALL
-),
-running AS (
-    SELECT device, breakdown, label, lead(t) OVER w - t AS length_ns, sum(communicating) OVER w AS communicating,
-           sum(computing) OVER w AS computing
-    FROM points
-    WINDOW w AS (PARTITION BY device, breakdown, label ORDER BY t)
-),
-measured AS (
-    SELECT device, breakdown, label,
-           coalesce(sum(length_ns) FILTER (WHERE communicating > 0), 0) AS time_ns,
-           coalesce(sum(length_ns) FILTER (WHERE communicating > 0 AND computing > 0), 0) AS overlapped_ns
-    FROM running GROUP BY ALL
+overlapped AS (
+    SELECT p.device, p.breakdown, p.label, sum(b.compute_before_ns - a.compute_before_ns) AS overlapped_ns
+    FROM communication_parts p
+    JOIN computed a ON a.device = p.device AND a.t = p.start_ns
+    JOIN computed b ON b.device = p.device AND b.t = p.end_ns
+    WHERE p.end_ns > p.start_ns
+    GROUP BY ALL
 )
-SELECT g.device, g.breakdown, g.label, g.kernels, m.time_ns, m.overlapped_ns
-FROM groups g
-JOIN measured m
-  ON m.device = g.device AND m.breakdown = g.breakdown AND m.label IS NOT DISTINCT FROM g.label
-ORDER BY g.device, g.breakdown = 'device' DESC, g.breakdown, m.time_ns DESC, g.label
+SELECT p.device, p.breakdown, p.label, count(*) AS kernels, sum(greatest(0, p.end_ns - p.start_ns)) AS time_ns,
+       coalesce(any_value(o.overlapped_ns), 0) AS overlapped_ns
+FROM communication_parts p
+LEFT JOIN overlapped o
+       ON o.device = p.device AND o.breakdown = p.breakdown AND o.label IS NOT DISTINCT FROM p.label
+GROUP BY p.device, p.breakdown, p.label
+ORDER BY p.device, p.breakdown = 'device' DESC, p.breakdown, time_ns DESC, p.label
