@@ -10,6 +10,7 @@ from collections import defaultdict
 import pytest
 
 from tests.conftest import DATA, SAMPLES
+from tests.intervals import intersection_length, union
 
 CAPTURES = [
     SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv",
@@ -17,27 +18,6 @@ CAPTURES = [
     SAMPLES / "llama3_rtx4060ti_cuda_gpu_trace.csv",
     DATA / "nsys" / "vecadd_streamed_cuda_gpu_trace.csv",
 ]
-
-
-def union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    merged: list[list[int]] = []
-    for start, end in sorted(intervals):
-        if merged and start <= merged[-1][1]:
-            merged[-1][1] = max(merged[-1][1], end)
-        else:
-            merged.append([start, end])
-    return [(s, e) for s, e in merged]
-
-
-def intersection_length(a: list[tuple[int, int]], b: list[tuple[int, int]]) -> int:
-    total, i, j = 0, 0, 0
-    while i < len(a) and j < len(b):
-        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
 
 
 def expected_summary(gpu_path, kern_path) -> dict:

@@ -15,6 +15,7 @@ import pytest
 
 from nsight_ingest import history
 from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, memop_row, write
+from tests.intervals import intersection_length, length, subtract, union
 from tools.gen_ranks import NCCL, generate
 
 API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
@@ -170,29 +171,6 @@ def test_generated_ranks_against_a_nanosecond_grid(tmp_path, run_cli):
             100 * busy.sum() / (high - low))
 
 
-def union(intervals):
-    """Disjoint sorted pieces covering the intervals."""
-    pieces = []
-    for start, end in sorted(intervals):
-        if pieces and start <= pieces[-1][1]:
-            pieces[-1][1] = max(pieces[-1][1], end)
-        else:
-            pieces.append([start, end])
-    return pieces
-
-
-def intersection_length(a, b):
-    """Length of the intersection of two unions of disjoint sorted pieces (two pointers)."""
-    total, i, j = 0, 0, 0
-    while i < len(a) and j < len(b):
-        total += max(0, min(a[i][1], b[j][1]) - max(a[i][0], b[j][0]))
-        if a[i][1] < b[j][1]:
-            i += 1
-        else:
-            j += 1
-    return total
-
-
 def sqlite_kernels(path):
     """(deviceId, start, end, is NCCL) of every kernel of an nsys .sqlite export, read with plain SQL."""
     with sqlite3.connect(path) as con:
@@ -288,25 +266,6 @@ def test_llm_capture_idle_causes_against_a_grid(run_cli):
     assert run_cli("classify", str(folder / "llm2.sqlite")).json()["idle"] == expected
 
 
-def subtract(pieces, others):
-    """The parts of disjoint sorted `pieces` outside the union `others` (disjoint sorted)."""
-    result = []
-    for start, end in pieces:
-        for other_start, other_end in others:
-            if other_end <= start or other_start >= end:
-                continue
-            if other_start > start:
-                result.append([start, other_start])
-            start = max(start, other_end)
-        if start < end:
-            result.append([start, end])
-    return result
-
-
-def length(pieces):
-    return sum(end - start for start, end in pieces)
-
-
 def test_two_processes_idle_causes_against_plain_sql(run_cli):
     """Each GPU of the 2-process capture is worked by its own process: only that process's synchronization calls
     count on it (correlation ids repeat across processes). Worked out with sqlite3 and interval arithmetic."""
@@ -324,7 +283,7 @@ def test_two_processes_idle_causes_against_plain_sql(run_cli):
         mine = [k for k in kernels if k[0] == device]
         (pid,) = {k[3] for k in mine}
         ops = [(s, e) for d, s, e, *_ in mine] + [(s, e) for d, s, e in memory if d == device]
-        span = [[min(s for s, _ in ops), max(e for _, e in ops)]]
+        span = [(min(s for s, _ in ops), max(e for _, e in ops))]
         idle = subtract(span, union([(s, e) for _, s, e, *_ in mine]))
         copying = union([(s, e) for d, s, e in memory if d == device])
         syncs = union([(s, e) for s, e, p, _, name in calls if p == pid and "Synchronize" in name])
@@ -335,7 +294,7 @@ def test_two_processes_idle_causes_against_plain_sql(run_cli):
         waiting = []  # each idle stretch up to its next kernel's launch call end
         for start, end in idle:
             if end in launch_end and launch_end[end] > start:
-                waiting.append([start, min(end, launch_end[end])])
+                waiting.append((start, min(end, launch_end[end])))
         after_memory = subtract(idle, copying)
         after_sync = subtract(after_memory, syncs)
         expected = {"kernel_idle_ns": length(idle), "memory_transfer_ns": length(idle) - length(after_memory),

@@ -8,21 +8,10 @@ import sqlite3
 import pytest
 
 from tests.conftest import DATA
+from tests.intervals import length, union
 from tools.gen_ranks import NCCL, generate
 
 SQLITE = DATA / "multi_rank"
-
-
-def union_length(intervals):
-    total, reach = 0, None
-    for start, end in sorted(intervals):
-        if reach is None or start > reach:
-            total += end - start
-            reach = end
-        elif end > reach:
-            total += end - reach
-            reach = end
-    return total
 
 
 @pytest.fixture(scope="module")
@@ -40,7 +29,7 @@ def test_offsets_idle_and_all_gather_recovered(two_ranks, run_cli):
     everything = [(s, e) for rank in two_ranks.intervals for s, e, _ in rank]
     span = max(e for _, e in everything) - min(s for s, _ in everything)
     assert out["aligned_profile_span_seconds"] == pytest.approx(span / 1e9)
-    idle = span - union_length(everything)
+    idle = span - length(union(everything))
     assert out["both_gpus_idle_ms"] == pytest.approx(idle / 1e6)
     assert idle >= 3_000_000  # the injected idle window is in there
     assert out["both_gpus_idle_percent_of_aligned_span"] == pytest.approx(100 * idle / span)
@@ -49,7 +38,7 @@ def test_offsets_idle_and_all_gather_recovered(two_ranks, run_cli):
         assert out[f"rank{rank}_all_gather_ms"] == pytest.approx(all_gather / 1e6)
         non_nccl = sum(e - s for s, e, kind in intervals if kind == "compute")
         assert out["non_nccl_kernel_seconds_per_gpu"][rank] == pytest.approx(non_nccl / 1e9)
-        busy = union_length([(s, e) for s, e, _ in intervals])
+        busy = length(union([(s, e) for s, e, _ in intervals]))
         assert out[f"rank{rank}_kernel_union_percent_of_rank_step"] == pytest.approx(100 * busy / span)
 
 
@@ -83,7 +72,7 @@ def test_four_ranks_report_all_gpus_idle(tmp_path, run_cli):
     truth = generate(tmp_path, ranks=4, steps=2, idle_step=0, late_step=1, seed=5)
     out = run_cli("ranks", *truth.files).json()
     everything = [(s, e) for rank in truth.intervals for s, e, _ in rank]
-    idle = max(e for _, e in everything) - min(s for s, _ in everything) - union_length(everything)
+    idle = max(e for _, e in everything) - min(s for s, _ in everything) - length(union(everything))
     assert out["all_gpus_idle_ms"] == pytest.approx(idle / 1e6)
     assert [r["clock_offset_ns"] for r in out["ranks"]] == [truth.clock_offsets_ns[0] - o for o in
                                                            truth.clock_offsets_ns]
