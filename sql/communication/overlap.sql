@@ -39,17 +39,17 @@ compute_parts AS (  -- likewise, of the other kernels of the devices that commun
     SEMI JOIN (SELECT DISTINCT device FROM communication) c ON c.device = k.device
     WHERE NOT k.is_communication
 ),
-ends AS (  -- the instants a communication part starts or ends at
-    SELECT DISTINCT device, start_ns AS t FROM communication_parts WHERE end_ns > start_ns
+instants AS (  -- the instants a communication part starts or ends at
+    SELECT device, start_ns AS t FROM communication_parts WHERE end_ns > start_ns
     UNION
-    SELECT DISTINCT device, end_ns FROM communication_parts WHERE end_ns > start_ns
+    SELECT device, end_ns FROM communication_parts WHERE end_ns > start_ns
 ),
 computed AS (  -- C(t) at each of them: the compute parts up to t, less what the latest of them runs after t
     SELECT device, t,
            coalesce(sum(end_ns - start_ns) OVER w - greatest(0, max(end_ns) OVER w - t), 0) AS compute_before_ns
     FROM (SELECT device, start_ns AS t, true AS is_compute, start_ns, end_ns FROM compute_parts WHERE end_ns > start_ns
           UNION ALL
-          SELECT device, t, false, NULL, NULL FROM ends)
+          SELECT device, t, false, NULL, NULL FROM instants)
     WINDOW w AS (PARTITION BY device ORDER BY t, is_compute DESC ROWS UNBOUNDED PRECEDING)
     QUALIFY NOT is_compute
 ),

@@ -25,6 +25,11 @@
 --   synchronization_ns    its time when, else, a host synchronization call is in progress (ns)
 --   cpu_launch_ns         its time when, else, the next kernel's launch call has not returned (ns)
 --   other_ns              the rest of its time (ns)
+
+-- A cause's time before instant t, from the piece in force at t (the latest starting at or before it; none: 0):
+-- the cause's time in the earlier pieces, and the piece's own up to t when it is of that cause.
+CREATE OR REPLACE TEMP MACRO time_before(t, piece_start, piece_end, before_ns, of_cause) AS
+    coalesce(before_ns + CASE WHEN of_cause THEN least(t, piece_end) - piece_start ELSE 0 END, 0);
 CREATE OR REPLACE TEMP TABLE idle_stretches AS
 WITH spans AS (
     SELECT device, min(start_ns) AS span_start, max(end_ns) AS span_end,
@@ -96,18 +101,12 @@ bounded AS MATERIALIZED (  -- each stretch's CPU-launch window: [start, the next
 ),
 measured AS (  -- memory and synchronization time before the start, the launch window's end and the end
     SELECT g.*,
-           coalesce(a.memory_before + CASE WHEN a.is_memory THEN least(g.start_ns, a.end_ns) - a.start_ns ELSE 0 END, 0)
-               AS memory_at_start,
-           coalesce(a.sync_before + CASE WHEN a.is_memory THEN 0 ELSE least(g.start_ns, a.end_ns) - a.start_ns END, 0)
-               AS sync_at_start,
-           coalesce(c.memory_before + CASE WHEN c.is_memory THEN least(g.launch_end_in_ns, c.end_ns) - c.start_ns
-                                           ELSE 0 END, 0) AS memory_at_launch_end,
-           coalesce(c.sync_before + CASE WHEN c.is_memory THEN 0 ELSE least(g.launch_end_in_ns, c.end_ns) - c.start_ns
-                                         END, 0) AS sync_at_launch_end,
-           coalesce(b.memory_before + CASE WHEN b.is_memory THEN least(g.end_ns, b.end_ns) - b.start_ns ELSE 0 END, 0)
-               AS memory_at_end,
-           coalesce(b.sync_before + CASE WHEN b.is_memory THEN 0 ELSE least(g.end_ns, b.end_ns) - b.start_ns END, 0)
-               AS sync_at_end
+           time_before(g.start_ns, a.start_ns, a.end_ns, a.memory_before, a.is_memory) AS memory_at_start,
+           time_before(g.start_ns, a.start_ns, a.end_ns, a.sync_before, NOT a.is_memory) AS sync_at_start,
+           time_before(g.launch_end_in_ns, c.start_ns, c.end_ns, c.memory_before, c.is_memory) AS memory_at_launch_end,
+           time_before(g.launch_end_in_ns, c.start_ns, c.end_ns, c.sync_before, NOT c.is_memory) AS sync_at_launch_end,
+           time_before(g.end_ns, b.start_ns, b.end_ns, b.memory_before, b.is_memory) AS memory_at_end,
+           time_before(g.end_ns, b.start_ns, b.end_ns, b.sync_before, NOT b.is_memory) AS sync_at_end
     FROM (SELECT * FROM bounded WHERE touched) g
     ASOF LEFT JOIN pieces a ON a.device = g.device AND a.start_ns <= g.start_ns
     ASOF LEFT JOIN pieces c ON c.device = g.device AND c.start_ns <= g.launch_end_in_ns

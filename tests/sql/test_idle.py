@@ -106,6 +106,17 @@ def test_without_launch_rows_correlation_ties_processes(scope):
     assert (found[B]["synchronization_ns"], found[B]["cpu_launch_ns"], found[B]["other_ns"]) == (30, 0, 170)
 
 
+def test_a_device_without_launch_rows_is_tied_by_correlation(scope):
+    """B's kernels have no launch rows (A's do): B falls back to correlation alone, and gets process 2 (ids of
+    B's operations made distinct here)."""
+    ops = [op if op[1] == A else (*op[:5], op[5] + 10) for op in OPS]
+    calls = [c if c[4] == 1 or c[3] is None else (*c[:3], c[3] + 10, c[4]) for c in CALLS]
+    give(scope, ops=ops, calls=calls, launches=[launch for launch in LAUNCHES if launch[0] == 0])
+    found = causes(scope)
+    assert (found[B]["synchronization_ns"], found[B]["cpu_launch_ns"], found[B]["other_ns"]) == (30, 0, 170)
+    assert sorted(scope.con.execute("SELECT device, pid FROM device_processes").fetchall()) == [(A, 1), (B, 2)]
+
+
 def test_when_nothing_ties_every_process_syncs_for_every_device(scope):
     """No launch rows and no correlation: pid 1's [1100,1200) counts on B too. B: synchronization 100 + 30, the
     rest other."""
