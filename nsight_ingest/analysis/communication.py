@@ -8,8 +8,11 @@ from typing import Any
 from nsight_ingest.analysis import percent
 from nsight_ingest.sqlmodules import Scope
 
+FIGURES = ("time_ns", "overlapped_ns", "exposed_ns", "overlap_percent")  # of every breakdown
+
 
 def _entry(time_ns: int, overlapped_ns: int) -> dict[str, Any]:
+    """The four figures of one breakdown (FIGURES) from its time and overlapped time."""
     return {"time_ns": time_ns, "overlapped_ns": overlapped_ns, "exposed_ns": time_ns - overlapped_ns,
             "overlap_percent": percent(overlapped_ns, time_ns)}
 
@@ -23,6 +26,11 @@ def _summed(rows: list[dict[str, Any]], breakdown: str) -> dict[str, Any]:
             total[0] += int(row["time_ns"])
             total[1] += int(row["overlapped_ns"])
     return {label: _entry(*sums[label]) for label in sorted(sums, key=lambda label: (-sums[label][0], str(label)))}
+
+
+def no_communication() -> dict[str, Any]:
+    """The block of a device (or capture) whose kernels do not communicate: zero time."""
+    return {**_entry(0, 0), "kernels": 0, "by_collective": {}, "by_stream": {}}
 
 
 def block(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
@@ -43,6 +51,5 @@ def by_device(scope: Scope, devices: list[str]) -> dict[str | None, dict[str, An
         return dict.fromkeys([None, *devices])
     blocks: dict[str | None, dict[str, Any] | None] = {None: block(rows)}
     for device in devices:
-        blocks[device] = block([r for r in rows if r["device"] == device]) or {
-            **_entry(0, 0), "kernels": 0, "by_collective": {}, "by_stream": {}}
+        blocks[device] = block([r for r in rows if r["device"] == device]) or no_communication()
     return blocks

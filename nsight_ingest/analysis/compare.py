@@ -7,7 +7,7 @@ from typing import Any
 
 import duckdb
 
-from nsight_ingest.analysis import percent
+from nsight_ingest.analysis import communication, percent
 from nsight_ingest.analysis.idle import CAUSES
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.history import METRICS
@@ -68,9 +68,8 @@ def _communication(a: dict[str, Any] | None, b: dict[str, Any] | None) -> dict[s
     """Deltas of the communication figures; a side without communication kernels has none (zero time)."""
     if a is None and b is None:
         return None
-    none = {"time_ns": 0, "overlapped_ns": 0, "exposed_ns": 0, "overlap_percent": None}
-    a, b = a or none, b or none
-    return {key: _delta(a[key], b[key]) for key in none}
+    a, b = a or communication.no_communication(), b or communication.no_communication()
+    return {key: _delta(a[key], b[key]) for key in communication.FIGURES}
 
 
 # The compared figures a CI gate can judge, by their names in the nightly metric table (history.METRICS says which
