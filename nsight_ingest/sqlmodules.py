@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 import duckdb
+import pyarrow as pa
 
 from nsight_ingest.sqlfiles import sql_root
 
@@ -102,12 +103,12 @@ def module(name: str) -> Module:
 
 
 def all_modules() -> list[Module]:
-    """Every module under `sql/` (the reader SQL and the rule files are not modules)."""
+    """Every module under `sql/` (the reader SQL, the classification rules and the finding rules are not modules)."""
     root = sql_root()
     names = []
     for path in sorted(root.rglob("*.sql")):
         relative = path.relative_to(root)
-        if relative.parts[0] in ("readers", "rules", "families") or len(relative.parts) == 1:
+        if relative.parts[0] in ("readers", "rules", "families", "findings") or len(relative.parts) == 1:
             continue
         names.append(".".join(relative.with_suffix("").parts))
     return [module(name) for name in names]
@@ -274,6 +275,20 @@ class Scope:
         rows = dict_rows(_run(self.con, found, {**self.values, **params}))
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
         return rows
+
+    def table(self, name: str, /, **params: Any) -> pa.Table:
+        """The rows of the query module `name`, a single SELECT, as an Arrow table (column types kept)."""
+        found = self._ready(name)
+        started = time.perf_counter()
+        (statement,) = found.statements(self.con)
+        values = {**self.values, **params}
+        missing = statement.named_parameters - values.keys()
+        if missing:
+            raise ModuleError(f"{found.path}: no value for parameter(s) {', '.join(sorted(missing))}")
+        rows = self.con.sql(statement.query, params={k: values[k] for k in statement.named_parameters})
+        table = rows.to_arrow_table() if rows is not None else pa.table({})
+        self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
+        return table
 
     def row(self, name: str, /, **params: Any) -> dict[str, Any]:
         """The one row of a query module that returns one."""

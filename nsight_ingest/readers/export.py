@@ -56,8 +56,8 @@ EXPORT_COLUMNS: dict[str, dict[str, str]] = {
 DETAIL_ONLY = {
     "CUPTI_ACTIVITY_KIND_KERNEL": ("contextId", "greenContextId", "registersPerThread", "gridY", "gridZ", "blockX",
                                    "blockY", "blockZ", "staticSharedMemory", "dynamicSharedMemory"),
-    "CUPTI_ACTIVITY_KIND_MEMCPY": ("contextId", "greenContextId", "bytes", "srcKind", "dstKind"),
-    "CUPTI_ACTIVITY_KIND_MEMSET": ("contextId", "greenContextId", "bytes", "memKind"),
+    "CUPTI_ACTIVITY_KIND_MEMCPY": ("contextId", "greenContextId"),
+    "CUPTI_ACTIVITY_KIND_MEMSET": ("contextId", "greenContextId"),
 }
 REQUIRED = ("CUPTI_ACTIVITY_KIND_KERNEL", "StringIds")
 # CUPTI's fixed lists, used in place of an enum table the export lacks.

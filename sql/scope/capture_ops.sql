@@ -13,8 +13,12 @@
 --   launch_order    position of an ncu launch in profiling order (its ID); NULL for nsys operations
 --   corr_id         correlation id: the API call that caused it has the same (scope.api_calls)
 --   name            operation name as exported
+--   transfer_bytes  memcpy or memset size (bytes); NULL for kernels or when the export does not say
+--   src_mem_kind    memcpy source memory kind as nsys labels it: Pageable, Pinned, Device, ...; NULL when not a
+--                   memcpy or not exported
+--   dst_mem_kind    memcpy (or memset) destination memory kind; NULL when not exported
 CREATE OR REPLACE TEMP VIEW capture_ops AS
     SELECT op_kind, coalesce(device, '(no device)') AS device, device_index, stream_id, start_ns, end_ns, duration_ns,
-           NULL::BIGINT AS launch_order, corr_id, name
+           NULL::BIGINT AS launch_order, corr_id, name, transfer_bytes, src_mem_kind, dst_mem_kind
     FROM gpu_ops
     WHERE trace_id = (SELECT gpu_trace FROM scope_inputs) AND duration_ns BETWEEN 0 AND max_duration_ns();

@@ -13,9 +13,14 @@
 --   launch_order    the launch's ID in its export
 --   corr_id         NULL
 --   name            kernel name (ncu dialect)
+--   transfer_bytes  memcpy or memset size (bytes); NULL for kernels or when the export does not say
+--   src_mem_kind    memcpy source memory kind as nsys labels it: Pageable, Pinned, Device, ...; NULL when not a
+--                   memcpy or not exported
+--   dst_mem_kind    memcpy (or memset) destination memory kind; NULL when not exported
 CREATE OR REPLACE TEMP VIEW scope_ops AS
     SELECT 'kernel' AS op_kind, trace_id || ':' || coalesce(device, '') AS device, NULL::INTEGER AS device_index,
            stream_id, NULL::BIGINT AS start_ns, NULL::BIGINT AS end_ns, 0::BIGINT AS duration_ns,
-           result_id AS launch_order, NULL::BIGINT AS corr_id, kernel_name AS name
+           result_id AS launch_order, NULL::BIGINT AS corr_id, kernel_name AS name,
+           NULL::BIGINT AS transfer_bytes, NULL::VARCHAR AS src_mem_kind, NULL::VARCHAR AS dst_mem_kind
     FROM ncu_results
     WHERE list_contains((SELECT ncu_traces FROM scope_inputs), trace_id);

@@ -12,4 +12,8 @@
 --   launch_order    position of an ncu launch in profiling order (its ID); NULL for nsys operations
 --   corr_id         correlation id: the API call that caused it has the same (scope.api_calls)
 --   name            operation name as exported
+--   transfer_bytes  memcpy or memset size (bytes); NULL for kernels or when the export does not say
+--   src_mem_kind    memcpy source memory kind as nsys labels it: Pageable, Pinned, Device, ...; NULL when not a
+--                   memcpy or not exported
+--   dst_mem_kind    memcpy (or memset) destination memory kind; NULL when not exported
 CREATE OR REPLACE TEMP VIEW scope_ops AS SELECT * FROM capture_ops;

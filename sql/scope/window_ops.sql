@@ -14,6 +14,10 @@
 --   launch_order    NULL (nsys operations have a time)
 --   corr_id         correlation id: the API call that caused it has the same (scope.api_calls)
 --   name            operation name as exported
+--   transfer_bytes  memcpy or memset size (bytes); NULL for kernels or when the export does not say
+--   src_mem_kind    memcpy source memory kind as nsys labels it: Pageable, Pinned, Device, ...; NULL when not a
+--                   memcpy or not exported
+--   dst_mem_kind    memcpy (or memset) destination memory kind; NULL when not exported
 CREATE OR REPLACE TEMP TABLE scope_ops AS
     WITH launched AS (
         SELECT DISTINCT device_index, kernel_start_ns FROM capture_launches

@@ -55,3 +55,28 @@ def test_overlapping_communication_counts_once(scope):
 
 def test_no_communication_no_rows(scope):
     assert overlap(scope, [(A, 7, 0, 100, False, None)]) == {}
+
+
+def arrivals(scope, kernels) -> dict:
+    given(scope, "communication.kernels",
+          ["device", "stream_id", "start_ns", "end_ns", "is_communication", "collective VARCHAR"], kernels)
+    return {(r["device"], r["collective"]): (r["instances"], r["wait_ns"], r["arrived_last"], r["caused_wait_ns"])
+            for r in scope.rows("communication.arrivals")}
+
+
+def test_arrivals_at_each_collective(scope):
+    # all-reduce 1: A at 100, B at 160, C at 130 (skew 60, B last: A waits 60, C 30); all-reduce 2: A at 500 last
+    # (skew 200: B waits 200, C 100); all-gather 1 on A and B only (C never ran it): not judged. Compute is no
+    # communication: not an instance.
+    C = "GPU C"
+    kernels = [(A, 20, 100, 200, True, "all_reduce"), (B, 20, 160, 220, True, "all_reduce"),
+               (C, 20, 130, 200, True, "all_reduce"), (A, 20, 500, 600, True, "all_reduce"),
+               (B, 20, 300, 600, True, "all_reduce"), (C, 20, 400, 600, True, "all_reduce"),
+               (A, 21, 700, 800, True, "all_gather"), (B, 21, 700, 900, True, "all_gather"),
+               (C, 7, 0, 100, False, None)]
+    assert arrivals(scope, kernels) == {(A, "all_reduce"): (2, 60, 1, 200), (B, "all_reduce"): (2, 200, 1, 60),
+                                        (C, "all_reduce"): (2, 130, 0, 0)}
+
+
+def test_one_device_has_no_arrivals(scope):
+    assert arrivals(scope, [k for k in KERNELS if k[0] == A]) == {}

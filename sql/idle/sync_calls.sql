@@ -1,0 +1,16 @@
+-- The host synchronization calls behind synchronization idle time: per device, each synchronization call
+-- (is_host_sync_call) of the device's processes (scope.device_processes) made in the scope, how often it was made
+-- and how long it blocked the host. A process working on several devices has its calls counted for each.
+-- requires: scope.api_calls, scope.device_processes, common.host_sync_call
+-- returns: rows
+--   device   device label
+--   name     API function, e.g. cudaStreamSynchronize
+--   calls    calls made
+--   time_ns  their summed duration (ns)
+--   max_ns   the longest (ns)
+SELECT p.device, c.name, count(*) AS calls, sum(c.duration_ns) AS time_ns, max(c.duration_ns) AS max_ns
+FROM scope_api_calls c
+JOIN device_processes p ON p.pid IS NOT DISTINCT FROM c.pid
+WHERE is_host_sync_call(c.name)
+GROUP BY p.device, c.name
+ORDER BY p.device, time_ns DESC, c.name
