@@ -15,6 +15,7 @@ import typer
 
 from nsight_ingest import nightly, pipeline, registry, report, store
 from nsight_ingest.errors import InputError, first_line
+from nsight_ingest.finding_rules import SEVERITIES, load_finding_set
 from nsight_ingest.history import Baseline
 from nsight_ingest.nightly import LOCK_TIMEOUT_S
 from nsight_ingest.report.progress import progress_bar
@@ -34,6 +35,9 @@ class Format(StrEnum):
     table = "table"
 
 
+Severity = StrEnum("Severity", {name: name for name in SEVERITIES})
+
+
 class QueryFormat(StrEnum):
     table = "table"
     csv = "csv"
@@ -51,11 +55,11 @@ def _warn_about(run: pipeline.Run) -> None:
 
 
 def _run(db: str | None, rules: Path | None, sources: pipeline.Sources | None = None,
-         families: Path | None = None) -> pipeline.Run:
+         families: Path | None = None, findings: Path | None = None) -> pipeline.Run:
     """A pipeline.Run on the store `db` (without it: the cached store of the inputs, or one in memory) with the rule
-    sets of `rules` and `families`, reading inputs as `sources` says."""
-    rule_set, family_set = load_rule_set(rules), load_family_set(families)
-    return pipeline.Run(store.connect(db) if db is not None else None, rule_set, family_set,
+    sets of `rules`, `families` and `findings`, reading inputs as `sources` says."""
+    rule_set, family_set, finding_set = load_rule_set(rules), load_family_set(families), load_finding_set(findings)
+    return pipeline.Run(store.connect(db) if db is not None else None, rule_set, family_set, finding_set,
                         sources=sources or pipeline.Sources())
 
 
@@ -73,6 +77,15 @@ KernExec = Annotated[
 Rules = Annotated[Path | None, typer.Option("--rules", help="folder of rule .sql files replacing the defaults")]
 Families = Annotated[Path | None, typer.Option("--families", help="folder of kernel-family rule .sql files "
                                                                   "replacing the built-in ones")]
+FindingRules = Annotated[Path | None, typer.Option("--findings", "--findings-dir", help="folder of finding rule "
+                                                  ".sql files replacing the built-in ones")]
+FailOn = Annotated[Severity | None, typer.Option("--fail-on", help="exit 1 when a finding is this severe or more "
+                                                                    "(for CI)")]
+WithFindings = Annotated[bool, typer.Option("--findings", help="add the findings (as the findings command gives "
+                                                               "them) under `findings`")]
+FindingRulesOnly = Annotated[Path | None, typer.Option("--findings-dir", help="with --findings: folder of finding "
+                                                                              "rule .sql files replacing the built-in "
+                                                                              "ones")]
 Db = Annotated[str | None, typer.Option("--db", help="persist the store to this DuckDB file")]
 Nvtx = Annotated[str | None, typer.Option("--nvtx", help="only kernels launched inside NVTX ranges of this name")]
 NvtxTrace = Annotated[
@@ -102,6 +115,10 @@ def _print(result: Any, fmt: Format, analysis: registry.Analysis, details: bool 
             analysis.print_table(part)
     else:
         analysis.print_table(result)
+    if fmt is Format.table and isinstance(result.get("findings"), dict):  # classify --findings
+        from nsight_ingest.report import tables
+
+        tables.print_findings(result["findings"])
 
 
 def _option(option: registry.Option) -> inspect.Parameter:
@@ -125,6 +142,7 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
     options = (*analysis.options, *extra)
     rules = [_keyword("rules", Rules)] if analysis.uses_rules else []
     rules += [_keyword("families", Families)] if analysis.uses_rules or analysis.uses_families else []
+    rules += [_keyword("findings_dir", FindingRules), _keyword("fail_on", FailOn)] if analysis.uses_findings else []
     parameters = [*inputs, *rules, _keyword("db", Db),
                   *(SOURCES if captures else ()), *(_option(option) for option in options),
                   _keyword("fmt", Fmt, Format.json)]
@@ -132,7 +150,7 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
     def command(**given: Any) -> None:
         given["options"] = {o.name: given.pop(o.name) for o in options}
         sources = pipeline.Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
-        run = _run(given["db"], given.get("rules"), sources, given.get("families"))
+        run = _run(given["db"], given.get("rules"), sources, given.get("families"), given.get("findings_dir"))
         result = pipeline.guarded(run, lambda current: body(given, current))
         _warn_about(run)
         _print(result, given["fmt"], analysis, given.get("details", False))
@@ -140,7 +158,7 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
         run.warnings.clear()
         pipeline.finish(run)
         _warn_about(run)
-        if result.get("verdict") == "worse":  # a gate (compare --fail-above) that failed: CI stops here
+        if pipeline.gate_failed(result):  # compare --fail-above or --fail-on: CI stops here
             raise typer.Exit(1)
 
     command.__signature__ = inspect.Signature(parameters)
@@ -160,13 +178,19 @@ def _capture_command(analysis: registry.Analysis):
                    _keyword("per_nvtx", PerNvtx), _keyword("by_nvtx", ByNvtx), _keyword("details", Details, False)]
     if analysis.takes_ncu:
         inputs.append(_keyword("ncu", NcuFiles))
+    if analysis is registry.CLASSIFY:  # its findings on request, from the same scopes
+        inputs += [_keyword("with_findings", WithFindings, False), _keyword("findings_dir", FindingRulesOnly),
+                   _keyword("fail_on", FailOn)]
 
     def body(given: dict[str, Any], run: pipeline.Run) -> Any:
         files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given.get("nvtx_trace"),
                                       given["api_trace"], tuple(given.get("ncu") or ()))
         choice = pipeline.WindowChoice(given.get("nvtx"), given.get("time_range"), given.get("per_nvtx"),
                                        given.get("by_nvtx"))
-        return pipeline.analyse(run, analysis, files, given["options"], choice)
+        with_findings = bool(given.get("with_findings") or given.get("findings_dir") or given.get("fail_on"))
+        fail_on = given.get("fail_on")
+        return pipeline.analyse(run, analysis, files, given["options"], choice,
+                                with_findings and not analysis.uses_findings, fail_on and fail_on.value)
 
     return _command(analysis, inputs, body)
 
@@ -225,6 +249,7 @@ def summarize(
     = None,
     rules: Rules = None,
     families: Families = None,
+    finding_rules: FindingRules = None,
     scheduler: Annotated[Scheduler, typer.Option("--scheduler", help="local process pool or a Dask cluster")]
     = DEFAULT_SCHEDULER,
     dask_address: Annotated[str | None, typer.Option("--dask-address", help="HOST:PORT of the Dask scheduler")]
@@ -251,7 +276,7 @@ def summarize(
     night = nightly.parse_night(day)
     baseline = nightly.with_directions(Baseline(baseline_runs, mad_k, min_change, min_baseline), direction or [])
     runner = nightly.runner(scheduler.value, dask_address, workers)
-    folders = nightly.RuleFolders(str(rules) if rules else None, str(families) if families else None)
+    folders = nightly.RuleFolders(*(str(folder) if folder else None for folder in (rules, families, finding_rules)))
     outcome = nightly.job(directory, history, night, folders, runner, baseline, report_dir,
                           lambda total: progress_bar(total, "summarizing"), lock_timeout, allow_empty)
     print(report.to_json(outcome.summary))

@@ -46,6 +46,9 @@ METRICS: dict[str, tuple[str, str | None]] = {
     "launch_gap_max_ns": ("ns", None),  # an extreme value: reported, too noisy to judge
     "launch_overlap_percent": ("%", "down"),
     "cpu_starved_kernel_percent": ("%", "up"),
+    # Per finding (its id in the `component` column): the gain ceilings of its findings, summed over their scopes.
+    # Recorded, not judged: the metrics a finding rests on are judged themselves.
+    "finding_gain_ceiling_ms": ("ms", None),
 }
 
 TOP_KERNELS = 20  # kernels with a kernel_ms row per capture
@@ -70,8 +73,10 @@ class RuleVersions:
     family_set: str
 
 
-def metric_rows(summary: dict[str, Any], launch: dict[str, Any]) -> list[dict[str, Any]]:
-    """The history rows (metric, component, value, unit) of one capture's classify and launches results."""
+def metric_rows(summary: dict[str, Any], launch: dict[str, Any],
+                findings: dict[str, Any] | None = None) -> list[dict[str, Any]]:
+    """The history rows (metric, component, value, unit) of one capture's classify and launches results and its
+    findings."""
     values: list[tuple[str, str | None, float | None]] = []
     for component, entry in summary["components"].items():
         values += [("component_ms", component, entry["milliseconds"]),
@@ -94,6 +99,10 @@ def metric_rows(summary: dict[str, Any], launch: dict[str, Any]) -> list[dict[st
         ("launch_overlap_percent", None, overlap.get("launch_api_overlap_percent")),
         ("cpu_starved_kernel_percent", None, launch["cpu_starved_kernel_percent"]),
     ]
+    ceilings: dict[str, int] = {}
+    for finding in (findings or {}).get("findings", []):
+        ceilings[finding["id"]] = ceilings.get(finding["id"], 0) + finding["gain_ceiling_ns"]
+    values += [("finding_gain_ceiling_ms", finding, ns / 1e6) for finding, ns in ceilings.items()]
     if communication:  # a capture without communication kernels has no communication metrics
         values += [("exposed_communication_ms", None, communication["exposed_ns"] / 1e6),
                    ("communication_overlap_percent", None, communication["overlap_percent"])]

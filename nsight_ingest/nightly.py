@@ -21,6 +21,7 @@ from typing import Any
 
 from nsight_ingest import history, pipeline, store
 from nsight_ingest.errors import InputError
+from nsight_ingest.finding_rules import load_finding_set
 from nsight_ingest.pipeline import CaptureFiles
 from nsight_ingest.readers.forms import form_of
 from nsight_ingest.readers.source import file_hashes, sibling
@@ -99,29 +100,30 @@ def _unreadable(files: CaptureFiles) -> str | None:
 
 @dataclass(frozen=True)
 class RuleFolders:
-    """The component and family rule folders a night classifies with (None: the bundled ones); plain strings, so
-    that workers of another process or machine receive them."""
+    """The component and family rule folders a night classifies with, and its finding rules (None: the bundled
+    ones); plain strings, so that workers of another process or machine receive them."""
 
     rules: str | None = None
     families: str | None = None
+    findings: str | None = None
 
-    def load(self) -> tuple[RuleSet, RuleSet]:
-        """The component and family rule sets."""
-        return load_rule_set(self.rules), load_family_set(self.families)
+    def load(self) -> tuple[RuleSet, RuleSet, RuleSet]:
+        """The component, family and finding rule sets."""
+        return load_rule_set(self.rules), load_family_set(self.families), load_finding_set(self.findings)
 
     def versions(self) -> history.RuleVersions:
-        """The versions of the two rule sets."""
-        rule_set, family_set = self.load()
+        """The versions of the two classifying rule sets."""
+        rule_set, family_set, _ = self.load()
         return history.RuleVersions(rule_set.version, family_set.version)
 
 
 def capture_rows(capture: NamedCapture, folders: RuleFolders) -> dict[str, Any]:
     """Summarize one capture: its gpu-trace sha256 and its history rows."""
     run = pipeline.Run(store.connect(), *folders.load())
-    answered = pipeline.classify_and_launches(run, capture.files, history.TOP_KERNELS)
+    answered = pipeline.classify_and_launches(run, capture.files, history.TOP_KERNELS, with_findings=True)
     return {"trace_sha256": answered.capture.gpu_trace.sha256, "rule_set_version": run.rule_set.version,
             "family_set_version": run.family_set.version,
-            "rows": history.metric_rows(answered.summary, answered.launches)}
+            "rows": history.metric_rows(answered.summary, answered.launches, answered.findings)}
 
 
 def new_run_id() -> str:

@@ -12,13 +12,14 @@ from typing import Any
 import duckdb
 
 from nsight_ingest import cache, store, store_cache, windows
-from nsight_ingest.analysis import idle, integrity, ranks
+from nsight_ingest.analysis import findings, idle, integrity, ranks
 from nsight_ingest.analysis.compare import check_gate
 from nsight_ingest.errors import EmptyScope, InputError
+from nsight_ingest.finding_rules import load_finding_set
 from nsight_ingest.readers import forms
 from nsight_ingest.readers.forms import Input, as_input
 from nsight_ingest.readers.source import sibling
-from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, LAUNCHES, NCU, RANKS, Analysis
+from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, FINDINGS, LAUNCHES, NCU, RANKS, Analysis
 from nsight_ingest.rules import RuleSet, load_family_set
 from nsight_ingest.sqlmodules import ModuleError, Scope, order
 
@@ -127,12 +128,13 @@ class WindowChoice:
 @dataclass
 class Run:
     """One command's store connection (None until its inputs are known: then the cached store of those inputs, or
-    one in memory), component and family rule sets, how it reads inputs and the warnings gathered while answering
-    it."""
+    one in memory), component and family rule sets, finding rules, how it reads inputs and the warnings gathered
+    while answering it."""
 
     con: duckdb.DuckDBPyConnection | None
     rule_set: RuleSet
     family_set: RuleSet = field(default_factory=load_family_set)
+    finding_set: RuleSet = field(default_factory=load_finding_set)
     warnings: list[str] = field(default_factory=list)
     sources: Sources = field(default_factory=Sources)
     cached: store_cache.CachedStore | None = None
@@ -212,7 +214,8 @@ def capture_scope(run: Run, capture: store.Capture, window: windows.Window | Non
     values = {"gpu_trace": capture.gpu_trace.trace_id,
               "kern_exec_trace": capture.kern_exec.trace_id if capture.kern_exec else None,
               "api_trace": capture.api.trace_id if capture.api else None, "ncu_traces": []}
-    return Scope(run.con, values, {"window": window, "rule_set": run.rule_set, "family_set": run.family_set},
+    return Scope(run.con, values, {"window": window, "rule_set": run.rule_set, "family_set": run.family_set,
+                                   "finding_set": run.finding_set},
                  WINDOW_SUBSTITUTES if window is not None else {})
 
 
@@ -278,32 +281,66 @@ def answer(run: Run, analysis: Analysis, capture: store.Capture, options: dict[s
 
 
 def analyse(run: Run, analysis: Analysis, files: CaptureFiles, options: dict[str, Any],
-            choice: WindowChoice = WindowChoice()) -> dict[str, Any]:
-    """A registered analysis of a capture: the whole of it, one window, or (with --per-nvtx) each matching range.
+            choice: WindowChoice = WindowChoice(), with_findings: bool = False,
+            fail_on: str | None = None) -> dict[str, Any]:
+    """A registered analysis of a capture: the whole of it, one window, or (with --per-nvtx) each matching range;
+    `with_findings` adds the findings (of every window, ranked together) under `findings`, answered on the same
+    scopes; `fail_on` (a severity) gives the findings a gate that fails when one is that severe or more.
 
-    The analysis name and options (and the rule sets' version, for an analysis that classifies), with the inputs'
-    trace ids and the window choice, key the result in the store, so asking again reads the stored result."""
+    The analysis name and options (and the rule sets' version, for an analysis that classifies or finds), with the
+    inputs' trace ids and the window choice, key the result in the store, so asking again reads the stored result."""
     capture = open_capture(run, files, choice.needs_nvtx)
     rules = ({"rule_set_version": run.rule_set.version, "family_set_version": run.family_set.version}
              if analysis.uses_rules else {})
+    finds = with_findings or analysis.uses_findings
     key = json.dumps({"command": analysis.name, **options, **rules, "code": store_cache.code_fingerprint(),
+                      "finding_set_version": run.finding_set.version if finds else None,
                       "inputs": sorted((i.trace_id, i.path) for i, _ in capture.roles()),
                       "nvtx": choice.nvtx, "range": choice.time_range, "per_nvtx": choice.per_nvtx,
                       "by_nvtx": choice.by_nvtx},
                      sort_keys=True, default=str)
     result = store.cached_result(run.con, capture.capture_id, key) if analysis.cacheable else None
     if result is None:
-        parts = _per_window(run, capture, choice, lambda window: answer(run, analysis, capture, options, window))
-        if choice.per_nvtx:
-            result = {"per_nvtx": choice.per_nvtx, "windows": [part for _, part in parts]}
-        elif choice.by_nvtx:
-            result = {"by_nvtx": choice.by_nvtx, "groups": dict(parts)}
-        else:
-            ((_, result),) = parts
+        def compute(window: windows.Window | None) -> tuple[dict[str, Any], dict[str, Any] | None]:
+            scope = capture_scope(run, capture, window)
+            answered = _answered(analysis, scope, capture, options)
+            return answered, _answered(FINDINGS, scope, capture, options) if with_findings else None
+
+        parts = _per_window(run, capture, choice, compute)
+        result = _combined(analysis, choice, [(label, answered) for label, (answered, _) in parts])
+        if with_findings:
+            result["findings"] = _combined(FINDINGS, choice, [(label, found) for label, (_, found) in parts])
         if analysis.cacheable:
             store.remember_result(run.con, capture.capture_id, key, result)
     _warn_integrity(run, capture, result)
+    if fail_on is not None:
+        result = findings.gated(result, fail_on) if analysis.uses_findings else \
+            {**result, "findings": findings.gated(result["findings"], fail_on)}
     return result
+
+
+def _combined(analysis: Analysis, choice: WindowChoice, parts: list[tuple[str | None, dict[str, Any]]]
+              ) -> dict[str, Any]:
+    """The answers of each window as one result: a list of windows (--per-nvtx), the groups by label (--by-nvtx),
+    else the one answer; findings are ranked together whatever the windows."""
+    if analysis.uses_findings and choice.several:
+        pattern = {"per_nvtx": choice.per_nvtx} if choice.per_nvtx else {"by_nvtx": choice.by_nvtx}
+        if not parts:
+            raise InputError(f"{next(iter(pattern.values()))!r}: no matching NVTX range holds GPU operations")
+        return {**pattern, **findings.merged([part for _, part in parts])}
+    if choice.per_nvtx:
+        return {"per_nvtx": choice.per_nvtx, "windows": [part for _, part in parts]}
+    if choice.by_nvtx:
+        return {"by_nvtx": choice.by_nvtx, "groups": dict(parts)}
+    ((_, result),) = parts
+    return result
+
+
+def gate_failed(result: dict[str, Any]) -> bool:
+    """True when a gate of the result failed: compare --fail-above found it worse, or findings (on their own or
+    under classify's `findings`) hold one as severe as --fail-on."""
+    blocks = [result, result.get("findings") if isinstance(result.get("findings"), dict) else {}]
+    return result.get("verdict") == "worse" or any(block.get("gate", {}).get("failed") for block in blocks)
 
 
 def parts_of(result: dict[str, Any]) -> list[dict[str, Any]]:
@@ -334,29 +371,34 @@ def ingest(run: Run, paths: list[str]) -> list[dict[str, Any]]:
 
 @dataclass(frozen=True)
 class Answered:
-    """A whole capture's classify and launches results, with the scope that answered them (its modules built)."""
+    """A whole capture's classify and launches results (and findings, when asked), with the scope that answered
+    them (its modules built)."""
 
     capture: store.Capture
     scope: Scope
     summary: dict[str, Any]
     launches: dict[str, Any]
+    findings: dict[str, Any] | None = None
 
 
-def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs, top_kernels: int | None = None) -> Answered:
+def classify_and_launches(run: Run, files: CaptureFiles | CaptureInputs, top_kernels: int | None = None,
+                          with_findings: bool = False) -> Answered:
     """The classify and launches results of a whole capture at their defaults (classify listing `top_kernels`
-    kernels when given), on one scope (its modules are built once for both), with their integrity warnings."""
-    return _classified(run, open_capture(run, files), None, top_kernels)
+    kernels when given), on one scope (its modules are built once for both), with their integrity warnings; with
+    `with_findings`, its findings too."""
+    return _classified(run, open_capture(run, files), None, top_kernels, with_findings)
 
 
 def _classified(run: Run, capture: store.Capture, window: windows.Window | None,
-                top_kernels: int | None = None) -> Answered:
+                top_kernels: int | None = None, with_findings: bool = False) -> Answered:
     """classify_and_launches of an opened capture, or of one window of it."""
     scope = capture_scope(run, capture, window)
     options = {**CLASSIFY.defaults(), **({"top": top_kernels} if top_kernels else {})}
     summary = _answered(CLASSIFY, scope, capture, options)
     launch = _answered(LAUNCHES, scope, capture, LAUNCHES.defaults())
+    found = _answered(FINDINGS, scope, capture, FINDINGS.defaults()) if with_findings else None
     _warn_integrity(run, capture, summary)
-    return Answered(capture, scope, summary, launch)
+    return Answered(capture, scope, summary, launch, found)
 
 
 def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from nsight_ingest.analysis import audit, classify, compare, launches, ncu, queue_delay, ranks
+from nsight_ingest.analysis import audit, classify, compare, findings, launches, ncu, queue_delay, ranks
 from nsight_ingest.analysis.ncu import Thresholds
 
 
@@ -49,6 +49,7 @@ class Analysis:
     takes_ncu: bool = False  # takes --ncu exports of the same workload
     uses_rules: bool = True  # classifies kernels (takes --rules; the rule-set version keys its cached result)
     uses_families: bool = False  # without the component rules, still takes --families (kernel families)
+    uses_findings: bool = False  # runs the finding rules (takes --findings; their version keys its cached result)
     cacheable: bool = True  # its result is kept in a --db store and read back when asked again
 
     def defaults(self) -> dict[str, Any]:
@@ -117,8 +118,15 @@ AUDIT = Analysis(
           "rule_set"),
     options=(Option("top", "--top", 10, "unclassified names to list", minimum=1, maximum=MOST),), cacheable=False)
 
+FINDINGS = Analysis(
+    "findings", "What to fix first: diagnoses from SQL finding rules, each with its evidence and the most time fixing "
+    "it could save, ranked by that gain ceiling.", findings.answer, "print_findings",
+    modules=tuple(item.module for item in findings.EVIDENCE),
+    keys=("findings", "skipped", "gpu_span_ns", "rule_set", "inputs"), options=THRESHOLDS, takes_ncu=True,
+    uses_findings=True)
+
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand).
-CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY)
+CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY, FINDINGS)
 
 # Analyses of other inputs: answered by pipeline.analyse_ncu, analyse_ranks and compare.
 NCU = Analysis(

@@ -1,6 +1,12 @@
-"""Interval arithmetic in plain Python, the independent computation tests check unions and overlaps against."""
+"""Interval arithmetic in plain Python (and a numpy nanosecond grid), the independent computation tests check
+unions, overlaps and idle time against."""
 
 from __future__ import annotations
+
+import csv
+from pathlib import Path
+
+import numpy as np
 
 
 def union(intervals: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -44,3 +50,17 @@ def subtract(pieces: list[tuple[int, int]], others: list[tuple[int, int]]) -> li
         if start < end:
             result.append((start, end))
     return result
+
+
+def grid(intervals: list[tuple[int, int]], low: int, high: int) -> np.ndarray:
+    """A boolean array over [low, high): True where one of the intervals runs (the brute-force union)."""
+    running = np.zeros(high - low, dtype=bool)
+    for start, end in intervals:
+        running[max(start, low) - low:max(min(end, high), low) - low] = True
+    return running
+
+
+def read_csv(path: Path) -> list[dict[str, str]]:
+    """The rows of a CSV export, as text."""
+    with open(path, newline="", encoding="utf-8") as fh:
+        return list(csv.DictReader(fh))

@@ -4,7 +4,6 @@ plain SQL and Python written here."""
 
 from __future__ import annotations
 
-import csv
 import itertools
 import shutil
 import sqlite3
@@ -15,7 +14,7 @@ import pytest
 
 from nsight_ingest import history
 from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, memop_row, write
-from tests.intervals import intersection_length, length, subtract, union
+from tests.intervals import grid, intersection_length, length, read_csv, subtract, union
 from tools.gen_ranks import NCCL, generate
 
 API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
@@ -136,14 +135,6 @@ def test_compare_and_history(tmp_path, run_cli):
     assert history.METRICS["communication_overlap_percent"][1] == "down"
 
 
-def grid(intervals, low, high):
-    """A boolean array over [low, high): True where one of the intervals runs (the brute-force union)."""
-    running = np.zeros(high - low, dtype=bool)
-    for start, end in intervals:
-        running[max(start, low) - low:max(min(end, high), low) - low] = True
-    return running
-
-
 def test_generated_ranks_against_a_nanosecond_grid(tmp_path, run_cli):
     truth = generate(tmp_path, ranks=2, overlap=True, offsets=[0, 0])
     out = run_cli("ranks", *map(str, truth.files)).json()
@@ -219,11 +210,6 @@ def test_real_two_gpu_capture(tmp_path, run_cli, moved):
     ranks = run_cli("ranks", str(path)).json()  # one capture of two GPUs: a shared clock, the same figures
     assert [(r["communication"]["time_ns"], r["communication"]["overlapped_ns"]) for r in ranks["ranks"]] == [
         expected[device] for device in sorted(expected)]
-
-
-def read_csv(path):
-    with open(path, newline="", encoding="utf-8") as fh:
-        return list(csv.DictReader(fh))
 
 
 def test_llm_capture_idle_causes_against_a_grid(run_cli):

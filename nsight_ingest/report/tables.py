@@ -470,3 +470,67 @@ def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
         collectives.add_row(name, str(c["instances"]), f"{c['skew_total_ms']:,.3f}", f"{c['skew_max_ms']:,.3f}",
                             str(c["waiting_rank"]), str(c["late_rank"]), waits)
     console.print(collectives)
+
+
+def _evidence_value(key: str, value: Any) -> str:
+    """One evidence entry for people: times in ms, shares in %, lists by the names of their first three items."""
+    if isinstance(value, list):
+        names = [next((v for v in item.values() if isinstance(v, str)), "?") if isinstance(item, dict) else str(item)
+                 for item in value[:3]]
+        return ", ".join(names) + (f" (+{len(value) - 3})" if len(value) > 3 else "")
+    if isinstance(value, bool) or value is None or isinstance(value, str):
+        return str(value)
+    if key.endswith("_ns"):
+        return f"{_ms(value)} ms"
+    if key.endswith(("_pct", "_percent")) or "_percent_" in key:
+        return _pct(value)
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}"
+
+
+def evidence_text(evidence: dict[str, Any]) -> str:
+    """A finding's evidence on one line; the span it is measured against and a kernel's full name or key (its scope
+    names it) left out."""
+    return "; ".join(f"{key} {_evidence_value(key, value)}" for key, value in evidence.items()
+                     if key not in ("gpu_span_ns", "kernel_key", "name"))
+
+
+def _scope_texts(findings: list[dict[str, Any]]) -> list[str]:
+    """Each finding's scope on one line, a kernel by its table label (kernel_labels)."""
+    kernels = [f["scope"].get("kernel") for f in findings]
+    named = [(k, f["evidence"].get("short_name") or k) for k, f in zip(kernels, findings, strict=True) if k]
+    labels = iter(kernel_labels([k for k, _ in named], [s for _, s in named]))
+    return [", ".join(f"{key} {next(labels) if key == 'kernel' else value}" for key, value in f["scope"].items())
+            for f in findings]
+
+
+def print_findings(result: dict[str, Any], console: Console | None = None) -> None:
+    """Findings, one row each in rank order (severity, title, gain ceiling, scope, evidence), then what was skipped
+    and the gate."""
+    console = console or _console(width=180)
+    findings = result["findings"]
+    if findings:
+        table = _table(title=f"findings ({len(findings)}, ranked by gain ceiling; ceilings can overlap, do not add "
+                             f"them)")
+        for column, justify in (("#", "right"), ("severity", "left"), ("finding", "left"), ("ceiling ms", "right"),
+                                ("% span", "right"), ("scope", "left"), ("evidence", "left")):
+            table.add_column(column, justify=justify, overflow="fold")
+        for number, (finding, scope) in enumerate(zip(findings, _scope_texts(findings), strict=True), 1):
+            table.add_row(str(number), finding["severity"], escape(finding["title"]),
+                          _ms(finding["gain_ceiling_ns"]), _pct(finding["gain_ceiling_percent_of_span"]),
+                          escape(scope), escape(evidence_text(finding["evidence"])))
+        console.print(table)
+    else:
+        console.print(f"no findings ({len(result['rule_set']['files'])} rule files; {len(result['skipped'])} "
+                      f"findings skipped)", highlight=False)
+    for suggestion in dict.fromkeys(f"{finding['id']}: {finding['suggestion']}" for finding in result["findings"]):
+        console.print(escape(suggestion), highlight=False, soft_wrap=True)
+    for skipped in result["skipped"]:
+        console.print(escape(f"skipped {skipped['id']} ({skipped['rule_file']}): {skipped['reason']}"),
+                      highlight=False, soft_wrap=True)
+    gate = result.get("gate")
+    if gate:
+        verdict = "FAILED" if gate["failed"] else "passed"
+        console.print(f"gate --fail-on {gate['fail_on']}: {verdict} ({gate['findings_at_or_above']} at or above)",
+                      highlight=False)
+    console.print(escape(f"finding rules {result['rule_set']['version']} ({result['rule_set']['path']})"),
+                  highlight=False, soft_wrap=True)

@@ -1,0 +1,108 @@
+"""What to fix first: the finding rules (nsight_ingest.finding_rules) run over the evidence of one capture or window,
+and the findings of several windows ranked together."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+import pyarrow as pa
+
+from nsight_ingest import finding_rules
+from nsight_ingest.analysis import inputs_block, rule_set_block
+from nsight_ingest.analysis.ncu import Thresholds
+from nsight_ingest.errors import EmptyScope
+from nsight_ingest.sqlmodules import Scope
+from nsight_ingest.store import Capture
+
+TOP_KERNELS = 50  # kernel names listed in the top_kernels relation (per device and for the scope)
+LARGEST_GAPS = 10  # gaps listed in largest_gaps, each with the 5 API calls overlapping it longest
+GAP_CALLS = 5
+
+
+@dataclass(frozen=True)
+class Evidence:
+    """A relation finding rules read: the rows of a query module (its header documents the columns), with the
+    window's `nvtx_group` (NULL for a whole capture) as first column."""
+
+    relation: str
+    module: str
+    params: dict[str, Any] = field(default_factory=dict)
+
+
+EVIDENCE = (
+    Evidence("summary", "scope.summary"),
+    Evidence("idle_causes", "idle.causes"),
+    Evidence("families", "classify.families"),
+    Evidence("top_kernels", "classify.top_kernels", {"top": TOP_KERNELS}),
+    Evidence("communication", "communication.overlap"),
+    Evidence("communication_arrivals", "communication.arrivals"),
+    Evidence("largest_gaps", "launches.largest_gaps", {"top": LARGEST_GAPS, "calls": GAP_CALLS}),
+    Evidence("launches_by_family", "launches.by_family"),
+    Evidence("short_kernels", "launches.short_kernels"),
+    Evidence("sync_calls", "idle.sync_calls"),
+    Evidence("memory_transfers", "memory.transfers"),
+    Evidence("ncu_verdicts", "ncu.by_kernel"),
+)
+
+# What a capture may lack, and the evidence (relations and columns) that is empty or NULL without it: a rule reading
+# any of them is skipped when it is missing.
+LAUNCH_ROWS = ("the kernels' launch rows (a cuda_kern_exec_trace, or an nsys export with CUDA API calls)",
+               frozenset({"cpu_launch_ns", "short_kernels", "launches_by_family"}))
+API_CALLS = ("the CUDA API calls (a cuda_api_trace, or an nsys export with CUDA API calls)",
+             frozenset({"synchronization_ns", "sync_calls", "api_calls", "api_call_count"}))
+NCU = ("Nsight Compute metrics of the same workload (--ncu)", frozenset({"ncu_verdicts"}))
+
+
+def missing_inputs(capture: Capture) -> dict[str, frozenset[str]]:
+    """Per input the capture lacks, its description and the evidence identifiers it leaves empty."""
+    lacking = {LAUNCH_ROWS: capture.kern_exec is None, API_CALLS: capture.api is None, NCU: not capture.ncu}
+    return dict(needed for needed, missing in lacking.items() if missing)
+
+
+def evidence(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, pa.Table]:
+    """Every evidence relation of the scope, by name."""
+    window = scope.context["window"]
+    values = {"ncu_traces": [i.trace_id for i in capture.ncu], **Thresholds.of(options).params()}
+    relations = {}
+    for item in EVIDENCE:
+        rows = scope.table(item.module, **{**values, **item.params})
+        group = pa.array([window.label if window else None] * rows.num_rows, pa.string())
+        relations[item.relation] = rows.add_column(0, "nvtx_group", group)
+    return relations
+
+
+def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
+    """The findings of one capture (or window), ranked by gain ceiling, with those the pack could not look for."""
+    window = scope.context["window"]
+    relations = evidence(scope, capture, options)
+    totals = [row for row in relations["summary"].to_pylist() if row["device"] is None]
+    if not totals or not totals[0]["gpu_operation_count"]:
+        raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
+    span = int(totals[0]["gpu_span_ns"])
+    found, skipped = finding_rules.run(scope.context["finding_set"], relations, missing_inputs(capture), span)
+    return {"findings": found, "skipped": skipped, "gpu_span_ns": span,
+            **({"window": window.label} if window else {}),
+            "rule_set": finding_set_block(scope.context), "inputs": inputs_block(capture.roles())}
+
+
+def finding_set_block(context: dict[str, Any]) -> dict[str, Any]:
+    """Which rules decided the findings: the pack's folder, version and files, and the classification rules."""
+    finding_set = context["finding_set"]
+    return {"path": str(finding_set.directory), "version": finding_set.version,
+            "files": [rule.path.name for rule in finding_set.files], "classification": rule_set_block(context)}
+
+
+def merged(parts: list[dict[str, Any]]) -> dict[str, Any]:
+    """The findings of several windows as one answer, ranked together, with each window's span."""
+    first = parts[0]  # the inputs a rule lacks are the capture's: every window skips the same
+    return {"findings": finding_rules.rank([f for part in parts for f in part["findings"]]),
+            "skipped": first["skipped"], "window_spans_ns": {part["window"]: part["gpu_span_ns"] for part in parts},
+            "rule_set": first["rule_set"], "inputs": first["inputs"]}
+
+
+def gated(block: dict[str, Any], fail_on: str) -> dict[str, Any]:
+    """A findings answer with its --fail-on gate: failed when a finding is as severe as `fail_on` or more."""
+    severe = finding_rules.SEVERITIES[:finding_rules.SEVERITIES.index(fail_on) + 1]
+    count = sum(finding["severity"] in severe for finding in block["findings"])
+    return {**block, "gate": {"fail_on": fail_on, "failed": count > 0, "findings_at_or_above": count}}

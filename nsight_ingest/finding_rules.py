@@ -1,0 +1,136 @@
+"""Finding rules (SQL): diagnoses of what to fix first, each with the numbers it rests on and a gain ceiling.
+
+Contract of a finding rule (a `*.sql` file of the pack: the bundled sql/findings/, or `--findings DIR`; run in
+file-name order):
+- header lines `-- finding: ID | DEFINITION` declare the findings the file may emit;
+- the body is one SELECT over the evidence relations (analysis.findings.EVIDENCE: each the rows of a documented
+  query module, with the window's `nvtx_group` first) returning one row per finding, with the columns
+    id               a finding the file declares
+    severity         'high', 'medium' or 'low'
+    title            one line saying what was found
+    evidence         the numbers it rests on, taken from the evidence relations: a STRUCT (or JSON text of an object)
+    scope            what it is about: a STRUCT of any of nvtx_group, device, stream, kernel, family, collective
+    gain_ceiling_ns  the most time fixing it could save (ns), computed from the evidence, between 0 and the span
+    suggestion       what to try
+    caveat           what the numbers cannot tell (NULL when nothing);
+- a finding rule is exactly one SELECT and runs in a DuckDB sandbox holding only the evidence relations
+  (nsight_ingest.user_sql): it reads no file, no store and no other database;
+- a rule that reads a relation or column a missing input leaves empty (no launch rows, no API trace, no ncu export)
+  is not run: it is listed as skipped, with the reason.
+"""
+
+from __future__ import annotations
+
+import json
+from decimal import Decimal
+from pathlib import Path
+from typing import Any
+
+import duckdb
+import pyarrow as pa
+
+from nsight_ingest import store, user_sql
+from nsight_ingest.errors import InputError, first_line
+from nsight_ingest.rules import Axis, RuleFile, RuleSet, load_rule_set
+
+FINDINGS = Axis("finding", "findings", "--findings", context_rules=False)
+SEVERITIES = ("high", "medium", "low")  # most severe first
+COLUMNS = ("id", "severity", "title", "evidence", "scope", "gain_ceiling_ns", "suggestion", "caveat")
+SCOPE_KEYS = ("nvtx_group", "device", "stream", "kernel", "family", "collective")
+RULE_SECONDS = 60.0  # the longest a finding rule may run (the bundled ones take milliseconds)
+
+
+def load_finding_set(directory: str | Path | None = None) -> RuleSet:
+    """The finding rules of a folder (the bundled sql/findings/ when None)."""
+    return load_rule_set(directory, FINDINGS)
+
+
+def _plain(value: Any) -> Any:
+    """A value of a rule's row as JSON-ready Python: decimals as integers (or floats), maps as objects."""
+    if isinstance(value, Decimal):
+        return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dict):
+        return {str(k): _plain(v) for k, v in value.items()}
+    if isinstance(value, list):
+        if value and all(isinstance(item, tuple) and len(item) == 2 for item in value):  # a MAP
+            return {str(k): _plain(v) for k, v in value}
+        return [_plain(item) for item in value]
+    return value
+
+
+def _object(rule: RuleFile, column: str, value: Any) -> dict[str, Any]:
+    """A rule's evidence or scope as an object: a STRUCT, a MAP or JSON text of an object."""
+    if isinstance(value, str):
+        try:
+            value = json.loads(value)
+        except json.JSONDecodeError:
+            raise InputError(f"{rule.path}: {column} is text that is not JSON") from None
+    value = _plain(value)
+    if value is None:
+        return {}
+    if not isinstance(value, dict):
+        raise InputError(f"{rule.path}: {column} must be a STRUCT or a JSON object, not {type(value).__name__}")
+    return value
+
+
+def _finding(rule: RuleFile, row: dict[str, Any], span_ns: int) -> dict[str, Any]:
+    """One row of a rule, checked against the contract, as a JSON finding."""
+    declared = {name for name, _ in rule.declared}
+    if row["id"] not in declared:
+        raise InputError(f"{rule.path}: emits undeclared finding {row['id']!r}")
+    if row["severity"] not in SEVERITIES:
+        raise InputError(f"{rule.path}: severity {row['severity']!r} is none of {', '.join(SEVERITIES)}")
+    for column in ("title", "suggestion"):
+        if not isinstance(row[column], str) or not row[column].strip():
+            raise InputError(f"{rule.path}: {column} must be text")
+    scope = {k: v for k, v in _object(rule, "scope", row["scope"]).items() if v is not None}
+    unknown = set(scope) - set(SCOPE_KEYS)
+    if unknown:
+        raise InputError(f"{rule.path}: scope key(s) {', '.join(sorted(unknown))} are none of "
+                         f"{', '.join(SCOPE_KEYS)}")
+    gain = _plain(row["gain_ceiling_ns"])
+    if not isinstance(gain, int | float) or isinstance(gain, bool) or not 0 <= gain <= span_ns:
+        raise InputError(f"{rule.path}: gain_ceiling_ns {gain!r} is not a time between 0 and the span, "
+                         f"{span_ns} ns")
+    return {"id": row["id"], "severity": row["severity"], "title": row["title"], "gain_ceiling_ns": int(gain),
+            "gain_ceiling_percent_of_span": 100.0 * gain / span_ns if span_ns else None, "scope": scope,
+            "evidence": _object(rule, "evidence", row["evidence"]), "suggestion": row["suggestion"],
+            "caveat": row["caveat"], "rule_file": rule.path.name}
+
+
+def rank(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Findings by gain ceiling, largest first; then by severity, id and scope."""
+    return sorted(findings, key=lambda f: (-f["gain_ceiling_ns"], SEVERITIES.index(f["severity"]), f["id"],
+                                           json.dumps(f["scope"], sort_keys=True, default=str)))
+
+
+def _rows(box: duckdb.DuckDBPyConnection, rule: RuleFile) -> list[dict[str, Any]]:
+    """The rows of one rule in the sandbox, with every contract column."""
+    try:
+        table = user_sql.rows_within(box, rule.sql, RULE_SECONDS)
+    except duckdb.InterruptException:
+        raise InputError(f"{rule.path}: finding rule ran longer than {RULE_SECONDS:g} s") from None
+    except duckdb.Error as exc:
+        raise InputError(f"{rule.path}: finding rule failed: {first_line(exc)}") from None
+    missing = [c for c in COLUMNS if c not in table.column_names]
+    if missing:
+        raise InputError(f"{rule.path}: finding rule SELECT must return {', '.join(missing)}")
+    return table.select(list(COLUMNS)).to_pylist()
+
+
+def run(finding_set: RuleSet, relations: dict[str, pa.Table], missing: dict[str, frozenset[str]],
+        span_ns: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
+    """Run the pack over the evidence `relations` (in a sandbox holding only them): its findings, ranked, and the
+    findings it could not look for, `missing` naming per absent input (its description) the relations and columns
+    it leaves empty."""
+    findings, skipped = [], []
+    with user_sql.sandbox(relations, store.MEMORY_LIMIT) as box:
+        for rule in finding_set.files:
+            reads = user_sql.identifiers(rule.sql)
+            lacking = [reason for reason, names in missing.items() if reads & names]
+            if lacking:
+                skipped += [{"id": name, "rule_file": rule.path.name, "reason": "needs " + " and ".join(lacking)}
+                            for name, _ in rule.declared]
+                continue
+            findings += [_finding(rule, row, span_ns) for row in _rows(box, rule)]
+    return rank(findings), skipped
