@@ -355,6 +355,10 @@ def test_a_pack_of_ones_own(tmp_path, run_cli):
     assert (long_kernel["title"], long_kernel["evidence"], long_kernel["caveat"]) == ("long Kernel2",
                                                                                       {"max_ns": 3000}, None)
     assert out["rule_set"]["files"] == ["long.sql"] and out["skipped"] == []
+    # in a window, a finding whose rule's scope leaves the window out still names it
+    windowed = findings(run_cli, capture(tmp_path, kernels), "--findings", pack, "--range", f"{T0 - 1000}:{T0 + 5000}")
+    assert windowed["findings"][0]["scope"] == {"nvtx_group": f"range {T0 - 1000}:{T0 + 5000}",
+                                                "kernel": long_kernel["scope"]["kernel"]}
     # the answer kept in the cache is the pack's: the default pack, asked next, answers anew
     assert [f["id"] for f in findings(run_cli, capture(tmp_path, kernels))["findings"]] == ["unclassified_kernel_time"]
 

@@ -81,6 +81,8 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     span = int(totals[0]["gpu_span_ns"])
     found, skipped = finding_rules.run(scope.context["finding_set"], relations, missing_inputs(capture), span)
+    if window:  # each finding says which window it is in, even when its rule's scope leaves that out
+        found = [{**f, "scope": {"nvtx_group": window.label, **f["scope"]}} for f in found]
     return {"findings": found, "skipped": skipped, "gpu_span_ns": span,
             **({"window": window.label} if window else {}),
             "rule_set": finding_set_block(scope.context), "inputs": inputs_block(capture.roles())}
