@@ -445,3 +445,51 @@ def test_the_nightly_history_keeps_each_findings_ceiling(tmp_path):
     pack = write_rules(tmp_path / "pack", {"long.sql": GOOD})
     rows = nightly.capture_rows(named, nightly.RuleFolders(findings=str(pack)))["rows"]
     assert [r["component"] for r in rows if r["metric"] == "finding_gain_ceiling_ms"] == []  # no kernel > 1000 ns
+
+
+REAL = [  # (capture, options): real captures, launch-bound, communicating, copying pageable memory
+    (DATA / "h200_llm_serve" / "llm2_cuda_gpu_trace.csv", ("--by-nvtx", r"request \d+ (prefill|decode).*")),
+    (DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite", ()),
+    (DATA / "public" / "saxpy_mpi_cuda_2022.sqlite", ()),
+    (DATA / "h200_llm_serve" / "llm2.sqlite", ()),
+]
+
+
+@pytest.mark.parametrize(("path", "options"), REAL, ids=lambda value: getattr(value, "name", None))
+def test_evidence_agrees_with_the_other_analyses(run_cli, path, options):
+    """Every number a finding rests on is the one classify reports for the same device (and NVTX group)."""
+    out = findings(run_cli, path, *options)
+    classified = run_cli("classify", path, *options).json()
+    groups = classified.get("groups", {None: classified})
+    assert out["findings"]
+    for finding in out["findings"]:
+        summary = groups[finding["scope"].get("nvtx_group")]
+        device = summary["devices"].get(finding["scope"].get("device"), {})
+        evidence = finding["evidence"]
+        if finding["id"] in ("cpu_launch_bound", "synchronization_stalls"):
+            cause = "cpu_launch_ns" if finding["id"] == "cpu_launch_bound" else "synchronization_ns"
+            assert (evidence[cause], evidence["kernel_idle_ns"], evidence["gpu_span_ns"]) == (
+                device["idle"][cause], device["idle"]["kernel_idle_ns"], device["gpu_span_ns"])
+            assert finding["gain_ceiling_ns"] == device["idle"][cause]
+        elif finding["id"] == "exposed_communication":
+            block = device["communication"]
+            assert (evidence["time_ns"], evidence["overlapped_ns"], evidence["exposed_ns"]) == (
+                block["time_ns"], block["overlapped_ns"], block["exposed_ns"])
+            assert {c["collective"]: (c["time_ns"], c["exposed_ns"]) for c in evidence["by_collective"]} == {
+                name: (c["time_ns"], c["exposed_ns"]) for name, c in block["by_collective"].items()}
+        elif finding["id"] == "slow_memory_transfers":
+            assert evidence["memory_transfer_idle_ns"] == device["idle"]["memory_transfer_ns"]
+            assert finding["gain_ceiling_ns"] == min(evidence["flagged_ns"], evidence["memory_transfer_idle_ns"])
+        elif finding["id"] == "unclassified_kernel_time":
+            assert evidence["other_time_ns"] / 1e6 == pytest.approx(summary["families"]["other"]["milliseconds"])
+        elif finding["id"] == "tiny_kernels":
+            assert evidence["cpu_launch_idle_ns"] <= device["idle"]["cpu_launch_ns"]
+            assert evidence["kernels"] <= device["families"][finding["scope"]["family"]]["launches"]
+    found = {f["id"] for f in out["findings"]}
+    assert found <= {"cpu_launch_bound", "tiny_kernels", "exposed_communication", "slow_memory_transfers",
+                     "synchronization_stalls", "unclassified_kernel_time"}
+
+
+def test_the_real_captures_find_launch_waits_tiny_kernels_communication_and_copies(run_cli):
+    found = {f["id"] for path, options in REAL for f in findings(run_cli, path, *options)["findings"]}
+    assert found >= {"cpu_launch_bound", "tiny_kernels", "exposed_communication", "slow_memory_transfers"}
