@@ -21,7 +21,9 @@ file-name order):
 
 from __future__ import annotations
 
+import datetime as dt
 import json
+import re
 from decimal import Decimal
 from pathlib import Path
 from typing import Any
@@ -41,20 +43,36 @@ RULE_SECONDS = 60.0  # the longest a finding rule may run (the bundled ones take
 
 
 def load_finding_set(directory: str | Path | None = None) -> RuleSet:
-    """The finding rules of a folder (the bundled sql/findings/ when None)."""
-    return load_rule_set(directory, FINDINGS)
+    """The finding rules of a folder (the bundled sql/findings/ when None); each finding declared by one file."""
+    finding_set = load_rule_set(directory, FINDINGS)
+    declared_in: dict[str, Path] = {}
+    for rule in finding_set.files:
+        for name, _ in rule.declared:
+            if declared_in.setdefault(name, rule.path) != rule.path:
+                raise InputError(f"{rule.path}: declares finding {name!r}, which {declared_in[name].name} declares "
+                                 f"too")
+    return finding_set
+
+
+_JSON_SCALARS = (str, int, float, bool, type(None))
+_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # control characters: a line break, or escapes for the terminal
 
 
 def _plain(value: Any) -> Any:
-    """A value of a rule's row as JSON-ready Python: decimals as integers (or floats), maps as objects."""
+    """A value of a rule's row as JSON-ready Python: decimals as integers (or floats), maps as objects, dates and times
+    as ISO text; TypeError for what JSON cannot hold (bytes, intervals)."""
     if isinstance(value, Decimal):
         return int(value) if value == value.to_integral_value() else float(value)
+    if isinstance(value, dt.date | dt.time):
+        return value.isoformat()
     if isinstance(value, dict):
         return {str(k): _plain(v) for k, v in value.items()}
     if isinstance(value, list):
         if value and all(isinstance(item, tuple) and len(item) == 2 for item in value):  # a MAP
             return {str(k): _plain(v) for k, v in value}
         return [_plain(item) for item in value]
+    if not isinstance(value, _JSON_SCALARS):
+        raise TypeError(type(value).__name__)
     return value
 
 
@@ -65,7 +83,10 @@ def _object(rule: RuleFile, column: str, value: Any) -> dict[str, Any]:
             value = json.loads(value)
         except json.JSONDecodeError:
             raise InputError(f"{rule.path}: {column} is text that is not JSON") from None
-    value = _plain(value)
+    try:
+        value = _plain(value)
+    except TypeError as exc:
+        raise InputError(f"{rule.path}: {column} holds a {exc}, which JSON cannot hold") from None
     if value is None:
         return {}
     if not isinstance(value, dict):
@@ -73,29 +94,39 @@ def _object(rule: RuleFile, column: str, value: Any) -> dict[str, Any]:
     return value
 
 
+def _text(rule: RuleFile, column: str, value: Any, optional: bool = False) -> str | None:
+    """A rule's title, suggestion or caveat: one line of text (a caveat may be NULL)."""
+    if value is None and optional:
+        return None
+    if not isinstance(value, str) or not value.strip():
+        raise InputError(f"{rule.path}: {column} must be text")
+    if _CONTROL.search(value):
+        raise InputError(f"{rule.path}: {column} holds a line break or a control character")
+    return value
+
+
 def _finding(rule: RuleFile, row: dict[str, Any], span_ns: int) -> dict[str, Any]:
     """One row of a rule, checked against the contract, as a JSON finding."""
-    declared = {name for name, _ in rule.declared}
-    if row["id"] not in declared:
+    if not isinstance(row["id"], str) or row["id"] not in {name for name, _ in rule.declared}:
         raise InputError(f"{rule.path}: emits undeclared finding {row['id']!r}")
     if row["severity"] not in SEVERITIES:
         raise InputError(f"{rule.path}: severity {row['severity']!r} is none of {', '.join(SEVERITIES)}")
-    for column in ("title", "suggestion"):
-        if not isinstance(row[column], str) or not row[column].strip():
-            raise InputError(f"{rule.path}: {column} must be text")
     scope = {k: v for k, v in _object(rule, "scope", row["scope"]).items() if v is not None}
     unknown = set(scope) - set(SCOPE_KEYS)
     if unknown:
         raise InputError(f"{rule.path}: scope key(s) {', '.join(sorted(unknown))} are none of "
                          f"{', '.join(SCOPE_KEYS)}")
+    if any(not isinstance(v, str | int) or isinstance(v, bool) for v in scope.values()):
+        raise InputError(f"{rule.path}: scope values must be text or integers")
     gain = _plain(row["gain_ceiling_ns"])
     if not isinstance(gain, int | float) or isinstance(gain, bool) or not 0 <= gain <= span_ns:
         raise InputError(f"{rule.path}: gain_ceiling_ns {gain!r} is not a time between 0 and the span, "
                          f"{span_ns} ns")
-    return {"id": row["id"], "severity": row["severity"], "title": row["title"], "gain_ceiling_ns": int(gain),
-            "gain_ceiling_percent_of_span": 100.0 * gain / span_ns if span_ns else None, "scope": scope,
-            "evidence": _object(rule, "evidence", row["evidence"]), "suggestion": row["suggestion"],
-            "caveat": row["caveat"], "rule_file": rule.path.name}
+    return {"id": row["id"], "severity": row["severity"], "title": _text(rule, "title", row["title"]),
+            "gain_ceiling_ns": int(gain), "gain_ceiling_percent_of_span": 100.0 * gain / span_ns if span_ns else None,
+            "scope": scope, "evidence": _object(rule, "evidence", row["evidence"]),
+            "suggestion": _text(rule, "suggestion", row["suggestion"]),
+            "caveat": _text(rule, "caveat", row["caveat"], optional=True), "rule_file": rule.path.name}
 
 
 def rank(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:

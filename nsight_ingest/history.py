@@ -46,8 +46,9 @@ METRICS: dict[str, tuple[str, str | None]] = {
     "launch_gap_max_ns": ("ns", None),  # an extreme value: reported, too noisy to judge
     "launch_overlap_percent": ("%", "down"),
     "cpu_starved_kernel_percent": ("%", "up"),
-    # Per finding (its id in the `component` column): the gain ceilings of its findings, summed over their scopes.
-    # Recorded, not judged: the metrics a finding rests on are judged themselves.
+    # Per finding (its id in the `component` column): the gain ceilings of its findings, summed over their scopes
+    # (findings of one id lie in different devices, families or kernels, so their ceilings do not overlap). Recorded,
+    # not judged: the metrics a finding rests on are judged themselves.
     "finding_gain_ceiling_ms": ("ms", None),
 }
 
@@ -57,9 +58,10 @@ HISTORY_FILES = "date=*/*.parquet"
 HISTORY_SCHEMA = pa.schema([("run_id", pa.string()), ("capture", pa.string()), ("trace_sha256", pa.string()),
                             ("metric", pa.string()), ("component", pa.string()), ("value", pa.float64()),
                             ("unit", pa.string()), ("rule_set_version", pa.string()), ("kernel", pa.string()),
-                            ("family_set_version", pa.string())])
-# Files written before kernel families and top kernels were kept lack these columns; they read as NULL.
-_ADDED_LATER = ("kernel", "family_set_version")
+                            ("family_set_version", pa.string()), ("finding_set_version", pa.string())])
+# Files written before kernel families, top kernels and findings were kept lack some of these columns; they read as
+# NULL.
+_ADDED_LATER = ("kernel", "family_set_version", "finding_set_version")
 _EARLIER = sorted(name for name in HISTORY_SCHEMA.names if name not in _ADDED_LATER)
 FAMILY_METRICS = ("family_ms", "family_launches")  # rows that depend on the family rule set
 
@@ -67,10 +69,12 @@ FAMILY_METRICS = ("family_ms", "family_launches")  # rows that depend on the fam
 @dataclass(frozen=True)
 class RuleVersions:
     """The rule sets a night is classified with: the component rules' and the family rules' versions (a metric is
-    judged only against rows of the same versions, so a rule change starts a new baseline for what it changes)."""
+    judged only against rows of the same versions, so a rule change starts a new baseline for what it changes), and
+    the finding rules' (a capture summarized under other finding rules is summarized again)."""
 
     rule_set: str
     family_set: str
+    finding_set: str | None = None
 
 
 def metric_rows(summary: dict[str, Any], launch: dict[str, Any],
@@ -140,8 +144,9 @@ def files(history: Path) -> tuple[list[str], list[str]]:
 
 
 def _fits(schema: pa.Schema) -> bool:
-    """True when a file's columns are the history's (or its earlier ones), each of its type or all NULL."""
-    return sorted(schema.names) in (sorted(HISTORY_SCHEMA.names), _EARLIER) and all(
+    """True when a file's columns are the history's (some of those added later may be missing), each of its type or
+    all NULL."""
+    return set(_EARLIER) <= set(schema.names) <= set(HISTORY_SCHEMA.names) and all(
         schema.field(f.name).type in (f.type, pa.null()) for f in HISTORY_SCHEMA if f.name in schema.names)
 
 
@@ -163,7 +168,8 @@ def summarized(history: Path, versions: RuleVersions, day: date) -> set[str]:
     if not readable:
         return set()
     rows = _scope(readable).rows("history.summarized", rule_set_version=versions.rule_set,
-                                 family_set_version=versions.family_set, day=day)
+                                 family_set_version=versions.family_set, finding_set_version=versions.finding_set,
+                                 day=day)
     return {r["trace_sha256"] for r in rows}
 
 
@@ -172,7 +178,8 @@ def write_rows(history: Path, day: date, run_id: str, capture: str, result: dict
     import pyarrow.parquet as pq
 
     rows = [{"run_id": run_id, "capture": capture, "trace_sha256": result["trace_sha256"], **row,
-             "rule_set_version": result["rule_set_version"], "family_set_version": result["family_set_version"]}
+             "rule_set_version": result["rule_set_version"], "family_set_version": result["family_set_version"],
+             "finding_set_version": result["finding_set_version"]}
             for row in result["rows"]]
     folder = history / f"date={day.isoformat()}"
     folder.mkdir(parents=True, exist_ok=True)

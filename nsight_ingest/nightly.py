@@ -112,9 +112,9 @@ class RuleFolders:
         return load_rule_set(self.rules), load_family_set(self.families), load_finding_set(self.findings)
 
     def versions(self) -> history.RuleVersions:
-        """The versions of the two classifying rule sets."""
-        rule_set, family_set, _ = self.load()
-        return history.RuleVersions(rule_set.version, family_set.version)
+        """The versions of the three rule sets."""
+        rule_set, family_set, finding_set = self.load()
+        return history.RuleVersions(rule_set.version, family_set.version, finding_set.version)
 
 
 def capture_rows(capture: NamedCapture, folders: RuleFolders) -> dict[str, Any]:
@@ -122,7 +122,7 @@ def capture_rows(capture: NamedCapture, folders: RuleFolders) -> dict[str, Any]:
     run = pipeline.Run(store.connect(), *folders.load())
     answered = pipeline.classify_and_launches(run, capture.files, history.TOP_KERNELS, with_findings=True)
     return {"trace_sha256": answered.capture.gpu_trace.sha256, "rule_set_version": run.rule_set.version,
-            "family_set_version": run.family_set.version,
+            "family_set_version": run.family_set.version, "finding_set_version": run.finding_set.version,
             "rows": history.metric_rows(answered.summary, answered.launches, answered.findings)}
 
 

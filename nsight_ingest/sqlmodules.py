@@ -179,14 +179,19 @@ def _filler(found: Module) -> Callable[[Scope], None]:
     return _FILLERS[found.name]
 
 
+def _parameters(found: Module, statement: Any, values: dict[str, Any]) -> dict[str, Any]:
+    """The values of the parameters a statement of the module names."""
+    missing = statement.named_parameters - values.keys()
+    if missing:
+        raise ModuleError(f"{found.path}: no value for parameter(s) {', '.join(sorted(missing))}")
+    return {k: values[k] for k in statement.named_parameters}
+
+
 def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any]) -> duckdb.DuckDBPyConnection:
     """Run a module's statements, each with the values of the parameters it names; the last one's cursor."""
     cursor = con
     for statement in found.statements(con):
-        missing = statement.named_parameters - values.keys()
-        if missing:
-            raise ModuleError(f"{found.path}: no value for parameter(s) {', '.join(sorted(missing))}")
-        cursor = con.execute(statement, {k: values[k] for k in statement.named_parameters})
+        cursor = con.execute(statement, _parameters(found, statement, values))
     return cursor
 
 
@@ -281,12 +286,9 @@ class Scope:
         found = self._ready(name)
         started = time.perf_counter()
         (statement,) = found.statements(self.con)
-        values = {**self.values, **params}
-        missing = statement.named_parameters - values.keys()
-        if missing:
-            raise ModuleError(f"{found.path}: no value for parameter(s) {', '.join(sorted(missing))}")
-        rows = self.con.sql(statement.query, params={k: values[k] for k in statement.named_parameters})
-        table = rows.to_arrow_table() if rows is not None else pa.table({})
+        # a relation, not a cursor: DuckDB hands a cursor's rows to Arrow through one more copy
+        table = self.con.sql(statement.query, params=_parameters(found, statement, {**self.values, **params})
+                             ).to_arrow_table()
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
         return table
 

@@ -14,6 +14,7 @@ from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launc
 from tests.intervals import grid, read_csv
 
 API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
+NEEDS_NCU = "needs Nsight Compute metrics of the same workload (--ncu)"
 DEVICE = "NVIDIA H200 (0)"
 GEMM = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>(T1::Params)"
 ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)"
@@ -74,14 +75,15 @@ def test_cpu_launch_bound_and_tiny_kernels(tmp_path, run_cli):
     launch = found["cpu_launch_bound"]
     assert (launch["severity"], launch["gain_ceiling_ns"], launch["scope"]) == ("high", 6300, {"device": DEVICE})
     assert launch["evidence"] == {"cpu_launch_ns": 6300, "kernel_idle_ns": 7200, "gpu_span_ns": 9200,
-                                  "kernel_count": 10, "cpu_launch_percent_of_span": pytest.approx(100 * 6300 / 9200)}
+                                  "kernel_count": 10, "cpu_launch_percent_of_span": pytest.approx(100 * 6300 / 9200),
+                                  "wait_per_kernel_ns": 630}  # up to 100 us a kernel: launch overhead
     assert launch["gain_ceiling_percent_of_span"] == pytest.approx(100 * 6300 / 9200)
     tiny = found["tiny_kernels"]
     assert (tiny["severity"], tiny["gain_ceiling_ns"]) == ("high", 6300)  # 68% of the span
     assert tiny["scope"] == {"device": DEVICE, "family": "gemm"}
     assert tiny["evidence"] == {"family": "gemm", "kernels": 10, "short_kernels": 10, "short_kernel_ns": 2000,
                                 "launch_call_ns": 8000, "cpu_launch_idle_ns": 6300, "gpu_span_ns": 9200}
-    assert skipped(out) == {"memory_bound_hot_kernel": "needs Nsight Compute metrics of the same workload (--ncu)"}
+    assert skipped(out) == {"memory_bound_hot_kernel": NEEDS_NCU, "latency_bound_hot_kernel": NEEDS_NCU}
 
 
 def test_launches_in_time_and_kernels_longer_than_their_calls(tmp_path, run_cli):
@@ -90,11 +92,26 @@ def test_launches_in_time_and_kernels_longer_than_their_calls(tmp_path, run_cli)
     assert out["findings"] == []
 
 
-def test_nine_tiny_kernels_are_not_enough(tmp_path, run_cli):
-    # as LAUNCH_BOUND, but the first kernel's call takes 100 ns (no longer than its kernel): 9 tiny kernels, fewer
-    # than the rule's 10; the CPU launch-bound finding stays
-    kernels = [(0, 200, GEMM, 7, -200, 100), *LAUNCH_BOUND[1:]]
+def test_four_tiny_kernels_are_not_enough(tmp_path, run_cli):
+    # as LAUNCH_BOUND, but the first six kernels' calls take 100 ns (shorter than their kernels) and still return 100 ns
+    # before them: 4 tiny kernels, fewer than the rule's 5; the CPU launch-bound finding stays (the GPU still waits
+    # from the end of one kernel until the next one's call returns)
+    kernels = [(1000 * i, 200, GEMM, 7, 1000 * i - 200, 100) for i in range(6)] + LAUNCH_BOUND[6:]
     assert [f["id"] for f in findings(run_cli, capture(tmp_path, kernels))["findings"]] == ["cpu_launch_bound"]
+
+
+def test_tiny_kernels_count_only_the_waits_before_short_kernels(tmp_path, run_cli):
+    # ten gemms, one every 1000 ns. Even ones run 200 ns, launched by 800 ns calls (short); odd ones run 600 ns,
+    # launched by 500 ns calls (not short). Each call starts 900 ns before its kernel. Before an odd kernel the GPU
+    # waits from the even one's end (-800) to the call's end (-400): 400 ns; before an even one from -400 to -100:
+    # 300 ns. Short kernels with a wait before them: 2, 4, 6, 8 -> 1200 ns; all waits 5 x 400 + 1200 = 3200.
+    kernels = [(1000 * i, 600 if i % 2 else 200, GEMM, 7, 1000 * i - 900, 500 if i % 2 else 800) for i in range(10)]
+    found = by_id(findings(run_cli, capture(tmp_path, kernels)))
+    assert found["cpu_launch_bound"]["gain_ceiling_ns"] == 3200
+    tiny = found["tiny_kernels"]
+    assert (tiny["severity"], tiny["gain_ceiling_ns"]) == ("medium", 1200)  # 12.5% of the 9600 span
+    assert tiny["evidence"] == {"family": "gemm", "kernels": 10, "short_kernels": 5, "short_kernel_ns": 1000,
+                                "launch_call_ns": 4000, "cpu_launch_idle_ns": 1200, "gpu_span_ns": 9600}
 
 
 def test_cpu_launch_bound_per_nvtx_group(tmp_path, run_cli):
@@ -137,8 +154,8 @@ def test_synchronization_stalls(tmp_path, run_cli):
         "synchronization_percent_of_span": 50.0,
         "calls": [{"name": "cudaDeviceSynchronize", "calls": 1, "time_ns": 3000, "max_ns": 3000}]}
     assert "cudaDeviceSynchronize" in stall["title"]
-    assert out["skipped"] == [{"id": "memory_bound_hot_kernel", "rule_file": "memory_bound_kernels.sql",
-                               "reason": "needs Nsight Compute metrics of the same workload (--ncu)"}]
+    assert skipped(out) == {"memory_bound_hot_kernel": NEEDS_NCU, "latency_bound_hot_kernel": NEEDS_NCU}
+    assert {s["rule_file"] for s in out["skipped"]} == {"memory_bound_kernels.sql"}
 
 
 def test_a_short_synchronization_is_no_finding(tmp_path, run_cli):
@@ -159,7 +176,7 @@ def test_without_launch_rows_the_launch_rules_are_skipped(tmp_path, run_cli):
     out = findings(run_cli, gpu)
     assert out["findings"] == []
     assert set(skipped(out)) == {"cpu_launch_bound", "tiny_kernels", "synchronization_stalls",
-                                 "memory_bound_hot_kernel"}
+                                 "memory_bound_hot_kernel", "latency_bound_hot_kernel"}
     assert skipped(out)["tiny_kernels"].startswith("needs the kernels' launch rows")
 
 
@@ -197,7 +214,7 @@ def test_exposed_communication_waits_for_the_late_gpu(tmp_path, run_cli):
                          "exposed_ns": 2000, "waited_ns": 500, "late_device": second}]),
         second: (1500, [{"collective": "all_reduce", "kernels": 1, "time_ns": 1500, "overlapped_ns": 0,
                          "exposed_ns": 1500, "waited_ns": 0, "late_device": second}])}
-    assert exposed[DEVICE]["title"].endswith(f"0.00 ms of it waiting for {second} to arrive")
+    assert exposed[DEVICE]["title"].endswith(f"0.00 ms of it waiting for later GPUs (most for {second})")
     assert "waiting" not in exposed[second]["title"]
 
 
@@ -233,7 +250,8 @@ def test_communication_under_compute_is_no_finding(tmp_path, run_cli):
 
 # Memory transfers: gemms [0,1000) and [3000,4000); a pageable host-to-device copy [500,2500) of 4000 bytes issued by
 # a synchronous cudaMemcpy. Flagged time 2000 (50%: high); the GPU is idle during copies [1000,2500) = 1500, the
-# ceiling (what can be won back).
+# ceiling (what can be won back). Those 1500 ns are also 37.5% of the span with nothing but a copy running:
+# transfer-bound (medium, from 20%).
 MEMORY_KERNELS = [(0, 1000, GEMM, 7, -100, 10), (3000, 1000, GEMM, 7, 500, 10)]  # B's call returns before A ends
 H2D = "[CUDA memcpy Host-to-Device]"
 
@@ -241,35 +259,50 @@ H2D = "[CUDA memcpy Host-to-Device]"
 def test_slow_memory_transfers(tmp_path, run_cli):
     gpu = capture(tmp_path, MEMORY_KERNELS, memops=[(500, 2000, H2D, 4000, "Pageable", "Device")],
                   calls=[(400, 2200, "cudaMemcpy", 2)])
-    (slow,) = findings(run_cli, gpu)["findings"]
-    assert (slow["id"], slow["severity"], slow["gain_ceiling_ns"]) == ("slow_memory_transfers", "high", 1500)
+    found = by_id(findings(run_cli, gpu))
+    assert set(found) == {"slow_memory_transfers", "transfer_bound"}
+    slow = found["slow_memory_transfers"]
+    assert (slow["severity"], slow["gain_ceiling_ns"]) == ("high", 1500)
     assert slow["evidence"] == {
         "pageable_operations": 1, "pageable_ns": 2000, "synchronous_operations": 1, "synchronous_ns": 2000,
         "flagged_ns": 2000, "memory_transfer_idle_ns": 1500, "gpu_span_ns": 4000,
         "transfers": [{"name": H2D, "pageable": True, "synchronous": True, "operations": 1, "time_ns": 2000,
                        "bytes": 4000}]}
     assert slow["caveat"].startswith("Only the GPU's idle time counts")
+    bound = found["transfer_bound"]
+    assert (bound["severity"], bound["gain_ceiling_ns"]) == ("medium", 1500)
+    assert bound["evidence"] == {
+        "memory_transfer_ns": 1500, "kernel_idle_ns": 2000, "gpu_span_ns": 4000,
+        "memory_transfer_percent_of_span": 37.5,
+        "transfers": [{"name": H2D, "operations": 1, "time_ns": 2000, "bytes": 4000}]}
 
 
-def test_pinned_asynchronous_copies_are_no_finding(tmp_path, run_cli):
+def test_pinned_asynchronous_copies_are_only_transfer_bound(tmp_path, run_cli):
     gpu = capture(tmp_path, MEMORY_KERNELS, memops=[(500, 2000, H2D, 4000, "Pinned", "Device")],
                   calls=[(400, 20, "cudaMemcpyAsync", 2)])
+    assert [f["id"] for f in findings(run_cli, gpu)["findings"]] == ["transfer_bound"]
+
+
+def test_copies_under_compute_are_no_finding(tmp_path, run_cli):
+    # a pinned asynchronous copy [100,900) inside gemm A [0,1000): no idle time while it runs
+    gpu = capture(tmp_path, MEMORY_KERNELS, memops=[(100, 800, H2D, 4000, "Pinned", "Device")],
+                  calls=[(50, 20, "cudaMemcpyAsync", 2)])
     assert findings(run_cli, gpu)["findings"] == []
 
 
 def test_without_an_api_trace_only_pageable_copies_count(tmp_path, run_cli):
     gpu = capture(tmp_path, MEMORY_KERNELS, memops=[(500, 2000, H2D, 4000, "Pageable", "Device")], api=False)
-    (slow,) = findings(run_cli, gpu)["findings"]
+    slow = by_id(findings(run_cli, gpu))["slow_memory_transfers"]
     assert (slow["evidence"]["synchronous_operations"], slow["evidence"]["transfers"][0]["synchronous"]) == (0, None)
-    assert slow["caveat"].startswith("No API trace")
+    assert slow["caveat"].startswith("Whether the host waited for 1 of the transfers is unknown")
 
 
 # Memory-bound hot kernel (with ncu): gemm 3000 ns of 4000 ns kernel time; ncu measured 20% SM and 85% memory
 # throughput: memory-bound. Ceiling 3000 x (1 - 0.85) = 450 ns, 11.25% of the 4000 span (high).
-def ncu_file(folder, sm, memory):
+def ncu_file(folder, sm, memory, duration_us="10"):
     from tests.test_ncu import DETAILS_HEADER, throughput
 
-    return write(folder / "ncu.csv", DETAILS_HEADER, throughput(0, GEMM, sm, memory))
+    return write(folder / "ncu.csv", DETAILS_HEADER, throughput(0, GEMM, sm, memory, duration_us))
 
 
 NCU_KERNELS = [(0, 3000, GEMM, 7, -100, 10), (3000, 1000, ALL_REDUCE, 20, 2900, 10)]
@@ -281,9 +314,20 @@ def test_memory_bound_hot_kernel(tmp_path, run_cli):
     assert (hot["severity"], hot["gain_ceiling_ns"]) == ("high", 450)
     assert hot["evidence"] == {
         "kernel_key": hot["scope"]["kernel"], "short_name": "Kernel2", "family": "gemm", "verdict": "memory_bound",
-        "launches": 1, "total_ns": 3000, "kernel_time_ns": 4000, "profiled_launches": 1, "sm_throughput_pct": 20.0,
+        "launches": 1, "total_ns": 3000, "kernel_time_ns": 4000, "profiled_launches": 1,
+        "profiled_duration_ns": 10000.0, "traced_mean_ns": 3000.0, "sm_throughput_pct": 20.0,
         "memory_throughput_pct": 85.0}
+    # ncu's launch took 10 us, the traced one 3 us: another problem size
+    assert hot["caveat"].startswith("ncu profiled launches of another size (10.0 us each, against 3.0 us")
     assert out["skipped"] == []
+
+
+def test_latency_bound_hot_kernel(tmp_path, run_cli):
+    # 20% SM and 30% memory throughput, both under 60%: latency-bound; ceiling 3000 x (1 - 0.30) = 2100 (52.5%: high)
+    out = findings(run_cli, capture(tmp_path, NCU_KERNELS), "--ncu", ncu_file(tmp_path, "20", "30", duration_us="3"))
+    (hot,) = [f for f in out["findings"] if f["id"].endswith("_hot_kernel")]
+    assert (hot["id"], hot["severity"], hot["gain_ceiling_ns"]) == ("latency_bound_hot_kernel", "high", 2100)
+    assert hot["caveat"].startswith("Throughputs are medians")  # 3 us in ncu and in the trace
 
 
 def test_a_compute_bound_kernel_is_no_memory_finding(tmp_path, run_cli):
@@ -374,6 +418,12 @@ def test_a_pack_of_ones_own(tmp_path, run_cli):
     ("-- finding: x | y\nCOPY (SELECT 1) TO 'out.csv'", "only a SELECT statement may run here"),
     ("-- finding: x | y\nSELECT 1; SELECT 2", "must be exactly one SQL statement"),
     ("SELECT 1", "declares no finding"),
+    (GOOD.replace("'long_kernel' AS id", "['long_kernel'] AS id"), "emits undeclared finding ['long_kernel']"),
+    (GOOD.replace("'{\"max_ns\": ' || max_ns || '}'", "{'raw': '\\xAA'::BLOB}"), "evidence holds a bytes"),
+    (GOOD.replace("NULL AS caveat", "{'a': 1} AS caveat"), "caveat must be text"),
+    (GOOD.replace("'long ' || short_name", "'long' || chr(10) || short_name"), "title holds a line break"),
+    (GOOD.replace("'split it'", "'split' || chr(27) || '[31m it'"), "suggestion holds a line break or a control"),
+    (GOOD.replace("{'kernel': kernel_key}", "{'device': [1, 2]}"), "scope values must be text or integers"),
 ])
 def test_a_rule_breaking_the_contract_is_refused(tmp_path, run_cli, sql, message):
     pack = write_rules(tmp_path / "pack", {"bad.sql": sql})
@@ -382,6 +432,21 @@ def test_a_rule_breaking_the_contract_is_refused(tmp_path, run_cli, sql, message
     assert result.code == 2
     assert result.out == "" and len(result.err.strip().splitlines()) == 1
     assert message in result.err
+
+
+def test_dates_in_evidence_are_iso_text(tmp_path, run_cli):
+    pack = write_rules(tmp_path / "pack", {"long.sql": GOOD.replace(
+        "'{\"max_ns\": ' || max_ns || '}'", "{'max_ns': max_ns, 'seen': DATE '2026-12-03'}")})
+    kernels = [(0, 3000, GEMM, 7, -100, 10), (3000, 1000, CUSTOM, 7, 2900, 10)]
+    (long_kernel,) = findings(run_cli, capture(tmp_path, kernels), "--findings", pack)["findings"]
+    assert long_kernel["evidence"] == {"max_ns": 3000, "seen": "2026-12-03"}
+
+
+def test_two_files_declaring_one_finding_are_refused(tmp_path, run_cli):
+    pack = write_rules(tmp_path / "pack", {"a.sql": GOOD, "b.sql": GOOD})
+    result = run_cli("findings", capture(tmp_path, LAUNCH_BOUND), "--findings", pack)
+    assert result.code == 2
+    assert "b.sql: declares finding 'long_kernel', which a.sql declares too" in result.err
 
 
 def test_a_rule_reading_what_is_missing_is_skipped(tmp_path, run_cli):
@@ -433,6 +498,21 @@ def test_llm_capture_first_finding_is_the_launch_bound_decode(run_cli):
     assert groups["groups"]["decode"]["idle"]["cpu_launch_ns"] == first["gain_ceiling_ns"]
 
 
+def test_a_night_summarized_again_under_other_finding_rules(tmp_path, run_cli):
+    traces, history = tmp_path / "night", tmp_path / "history"
+    capture(traces, LAUNCH_BOUND)
+    first = run_cli("summarize", traces, "--history", history, "--date", "2026-12-01")
+    assert first.json()["written"] and run_cli("summarize", traces, "--history", history, "--date",
+                                                "2026-12-01").json()["skipped"]
+    pack = write_rules(tmp_path / "pack", {"long.sql": GOOD})
+    assert run_cli("summarize", traces, "--history", history, "--date", "2026-12-01", "--findings",
+                   pack).json()["written"]  # the pack is another version: the capture is summarized again
+    import duckdb
+
+    versions = duckdb.sql(f"SELECT DISTINCT finding_set_version FROM read_parquet('{history}/date=*/*.parquet')")
+    assert len(versions.fetchall()) == 2
+
+
 def test_the_nightly_history_keeps_each_findings_ceiling(tmp_path):
     from nsight_ingest import nightly
 
@@ -480,6 +560,8 @@ def test_evidence_agrees_with_the_other_analyses(run_cli, path, options):
         elif finding["id"] == "slow_memory_transfers":
             assert evidence["memory_transfer_idle_ns"] == device["idle"]["memory_transfer_ns"]
             assert finding["gain_ceiling_ns"] == min(evidence["flagged_ns"], evidence["memory_transfer_idle_ns"])
+        elif finding["id"] == "transfer_bound":
+            assert evidence["memory_transfer_ns"] == device["idle"]["memory_transfer_ns"] == finding["gain_ceiling_ns"]
         elif finding["id"] == "unclassified_kernel_time":
             assert evidence["other_time_ns"] / 1e6 == pytest.approx(summary["families"]["other"]["milliseconds"])
         elif finding["id"] == "tiny_kernels":
@@ -487,7 +569,7 @@ def test_evidence_agrees_with_the_other_analyses(run_cli, path, options):
             assert evidence["kernels"] <= device["families"][finding["scope"]["family"]]["launches"]
     found = {f["id"] for f in out["findings"]}
     assert found <= {"cpu_launch_bound", "tiny_kernels", "exposed_communication", "slow_memory_transfers",
-                     "synchronization_stalls", "unclassified_kernel_time"}
+                     "transfer_bound", "synchronization_stalls", "unclassified_kernel_time"}
 
 
 def test_the_real_captures_find_launch_waits_tiny_kernels_communication_and_copies(run_cli):

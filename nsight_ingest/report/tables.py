@@ -473,11 +473,10 @@ def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
 
 
 def _evidence_value(key: str, value: Any) -> str:
-    """One evidence entry for people: times in ms, shares in %, lists by the names of their first three items."""
+    """One evidence entry for people: times in ms, shares in %, a list by its first three items."""
     if isinstance(value, list):
-        names = [next((v for v in item.values() if isinstance(v, str)), "?") if isinstance(item, dict) else str(item)
-                 for item in value[:3]]
-        return ", ".join(names) + (f" (+{len(value) - 3})" if len(value) > 3 else "")
+        shown = [_evidence_item(item) for item in value[:3]]
+        return "; ".join(shown) + (f" (+{len(value) - 3} more)" if len(value) > 3 else "")
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return str(value)
     if key.endswith("_ns"):
@@ -485,6 +484,16 @@ def _evidence_value(key: str, value: Any) -> str:
     if key.endswith(("_pct", "_percent")) or "_percent_" in key:
         return _pct(value)
     return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}"
+
+
+def _evidence_item(item: Any) -> str:
+    """An item of an evidence list: its first text (a name) with its other entries in brackets."""
+    if not isinstance(item, dict):
+        return str(item)
+    label = next((key for key, value in item.items() if isinstance(value, str)), None)
+    rest = ", ".join(f"{key} {_evidence_value(key, value)}" for key, value in item.items()
+                     if key != label and value is not None)
+    return f"{item[label] if label else ''} ({rest})".strip()
 
 
 def evidence_text(evidence: dict[str, Any]) -> str:
@@ -522,8 +531,9 @@ def print_findings(result: dict[str, Any], console: Console | None = None) -> No
     else:
         console.print(f"no findings ({len(result['rule_set']['files'])} rule files; {len(result['skipped'])} "
                       f"findings skipped)", highlight=False)
-    for suggestion in dict.fromkeys(f"{finding['id']}: {finding['suggestion']}" for finding in result["findings"]):
-        console.print(escape(suggestion), highlight=False, soft_wrap=True)
+    for line in dict.fromkeys(f"{f['id']}: {f['suggestion']}" + (f" (caveat: {f['caveat']})" if f["caveat"] else "")
+                              for f in findings):
+        console.print(escape(line), highlight=False, soft_wrap=True)
     for skipped in result["skipped"]:
         console.print(escape(f"skipped {skipped['id']} ({skipped['rule_file']}): {skipped['reason']}"),
                       highlight=False, soft_wrap=True)

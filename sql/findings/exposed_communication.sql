@@ -2,8 +2,8 @@
 --   their exposed time (communication time_ns - overlapped_ns, breakdown 'device') is at least 5% of the device's
 --   span
 -- One finding per device (and NVTX group), with the exposed time of each collective and, in a capture of several
--- GPUs (communication_arrivals), the time the device waited at it for the last device to arrive and the device that
--- arrived last most often (NULL with one GPU). Severity by the exposed share of the span: high from 20%, medium from
+-- GPUs (communication_arrivals), the time the device waited at it for the last device to arrive and the device
+-- whose late arrivals made the others wait longest (NULL with one GPU). Severity by the exposed share of the span: high from 20%, medium from
 -- 10%, low below. Gain ceiling: the exposed time.
 WITH late AS (  -- per collective, the device whose late arrivals made the others wait longest
     SELECT nvtx_group, collective, arg_max(device, caused_wait_ns) AS late_device
@@ -35,7 +35,7 @@ SELECT
     printf('Exposed communication: %.2f ms (%.0f%% of the span) of communication with no compute beside it, most '
            || 'in %s', e.exposed_ns / 1e6, 100 * e.exposed_ns / s.gpu_span_ns, k.collectives[1].collective)
         || CASE WHEN k.collectives[1].late_device <> e.device AND k.collectives[1].waited_ns > 0
-                THEN printf(', %.2f ms of it waiting for %s to arrive', k.collectives[1].waited_ns / 1e6,
+                THEN printf(', %.2f ms of it waiting for later GPUs (most for %s)', k.collectives[1].waited_ns / 1e6,
                             k.collectives[1].late_device)
                 ELSE '' END AS title,
     {'exposed_ns': e.exposed_ns, 'time_ns': e.time_ns, 'overlapped_ns': e.overlapped_ns, 'kernels': e.kernels,

@@ -11,7 +11,7 @@ WITH flagged AS (
            coalesce(sum(operations) FILTER (WHERE synchronous), 0) AS synchronous_operations,
            coalesce(sum(time_ns) FILTER (WHERE synchronous), 0) AS synchronous_ns,
            coalesce(sum(time_ns) FILTER (WHERE pageable OR synchronous), 0) AS flagged_ns,
-           bool_and(synchronous IS NULL) AS calls_unknown,
+           coalesce(sum(operations) FILTER (WHERE synchronous IS NULL), 0) AS unknown_operations,
            list({'name': name, 'pageable': pageable, 'synchronous': synchronous, 'operations': operations,
                  'time_ns': time_ns, 'bytes': bytes} ORDER BY time_ns DESC, name)
                FILTER (WHERE pageable OR synchronous) AS transfers
@@ -33,8 +33,9 @@ SELECT
     least(f.flagged_ns, c.memory_transfer_ns) AS gain_ceiling_ns,
     'Pin host buffers (pin_memory=True, cudaHostAlloc) and issue copies with cudaMemcpyAsync / '
         || 'tensor.to(non_blocking=True) on a side stream, so that they overlap compute' AS suggestion,
-    CASE WHEN f.calls_unknown THEN 'No API trace: whether transfers were synchronous is unknown, only pageable ones '
-                                   || 'are counted'
+    CASE WHEN f.unknown_operations > 0
+         THEN printf('Whether the host waited for %d of the transfers is unknown (no API trace, or no call with their '
+                     || 'correlation id): they count only when pageable', f.unknown_operations)
          ELSE 'Only the GPU''s idle time counts; a synchronous transfer also holds the host thread, which can '
               || 'delay the launches after it' END AS caveat
 FROM flagged f

@@ -1,5 +1,5 @@
 -- finding: tiny_kernels | a kernel family whose kernels run shorter than the calls that launch them
---   (short_kernels): at least 10 such kernels on a device, and the GPU waiting for their launches
+--   (short_kernels): at least 5 such kernels on a device, and the GPU waiting for their launches
 --   (cpu_launch_idle_ns) at least 1% of the device's span
 -- One finding per device and family (and NVTX group); fusion candidates. Severity by the waiting's share of the
 -- span: high from 20%, medium from 5%, low below. Gain ceiling: cpu_launch_idle_ns, the GPU time spent waiting for
@@ -21,4 +21,4 @@ SELECT
         AS caveat
 FROM short_kernels k
 JOIN summary s ON s.device = k.device AND s.nvtx_group IS NOT DISTINCT FROM k.nvtx_group
-WHERE s.gpu_span_ns > 0 AND k.short_kernels >= 10 AND k.cpu_launch_idle_ns >= 0.01 * s.gpu_span_ns
+WHERE s.gpu_span_ns > 0 AND k.short_kernels >= 5 AND k.cpu_launch_idle_ns >= 0.01 * s.gpu_span_ns

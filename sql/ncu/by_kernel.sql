@@ -9,11 +9,13 @@
 --   launches               its nsys kernels
 --   total_ns               their summed duration (ns)
 --   profiled_launches      launches ncu profiled
+--   profiled_duration_ns   median duration of the profiled launches (ns; NULL when ncu gives none): far from the
+--                          nsys mean, ncu profiled launches of another size than the traced ones
 --   sm_throughput_pct      median SM throughput (% of peak)
 --   memory_throughput_pct  median memory throughput (% of peak)
 --   verdict                compute_bound | memory_bound | latency_bound | balanced (bound_verdict)
 WITH profiled AS (
-    SELECT kernel_key(kernel_name) AS key, count(*) AS profiled_launches,
+    SELECT kernel_key(kernel_name) AS key, count(*) AS profiled_launches, median(duration_ns) AS duration_ns,
            median(sm_throughput_pct) AS sm_pct, median(memory_throughput_pct) AS memory_pct
     FROM ncu_kernels
     WHERE list_contains($ncu_traces, trace_id)
@@ -27,6 +29,7 @@ timed AS (
 )
 SELECT t.key AS kernel_key, arg_max(t.short_name, t.total_ns) AS short_name, arg_max(t.family, t.total_ns) AS family,
        sum(t.launches) AS launches, sum(t.total_ns) AS total_ns, any_value(p.profiled_launches) AS profiled_launches,
+       any_value(p.duration_ns) AS profiled_duration_ns,
        any_value(p.sm_pct) AS sm_throughput_pct, any_value(p.memory_pct) AS memory_throughput_pct,
        bound_verdict(any_value(p.sm_pct), any_value(p.memory_pct), $latency_below, $bound_at_least, $dominance)
            AS verdict

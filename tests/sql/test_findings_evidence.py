@@ -91,13 +91,16 @@ def test_ncu_verdicts_per_kernel(scope):
                                                                                     (5, 2, "copy"), (6, 0, "idle")])
     sm, memory = ("sm__throughput.avg.pct_of_peak_sustained_elapsed",
                   "gpu__compute_memory_throughput.avg.pct_of_peak_sustained_elapsed")
+    duration = "gpu__time_duration.sum"  # gemm's two launches took 1000 and 1400 ns in ncu: median 1200
     store_rows(scope.con, "ncu_metrics", ["trace_id", "result_id", "metric", "metric_key", "base_value"], [
+        (5, 0, duration, duration, 1000.0), (5, 1, duration, duration, 1400.0),
         (5, 0, sm, sm, 20.0), (5, 0, memory, memory, 80.0), (5, 1, sm, sm, 30.0), (5, 1, memory, memory, 90.0),
         (5, 2, sm, sm, 10.0), (5, 2, memory, memory, 5.0), (6, 0, sm, sm, 1.0), (6, 0, memory, memory, 1.0)])
     rows = scope.rows("ncu.by_kernel", ncu_traces=[5], latency_below=60.0, bound_at_least=70.0, dominance=1.2)
     assert rows == [
         {"kernel_key": "gemm", "short_name": "gemm", "family": "gemm", "launches": 2, "total_ns": 3000,
-         "profiled_launches": 2, "sm_throughput_pct": pytest.approx(25.0), "memory_throughput_pct": pytest.approx(85.0),
-         "verdict": "memory_bound"},
+         "profiled_launches": 2, "profiled_duration_ns": 1200.0, "sm_throughput_pct": pytest.approx(25.0),
+         "memory_throughput_pct": pytest.approx(85.0), "verdict": "memory_bound"},
         {"kernel_key": "copy", "short_name": "copy", "family": "memory", "launches": 1, "total_ns": 500,
-         "profiled_launches": 1, "sm_throughput_pct": 10.0, "memory_throughput_pct": 5.0, "verdict": "latency_bound"}]
+         "profiled_launches": 1, "profiled_duration_ns": None, "sm_throughput_pct": 10.0,
+         "memory_throughput_pct": 5.0, "verdict": "latency_bound"}]

@@ -100,7 +100,7 @@ def inputs(tmp_path_factory) -> Inputs:
         "latency_below": 60, "bound_at_least": 70, "dominance": 1.2,
         "reference": 0, "ranks": 2, "span_start": 12_000_000, "span_end": 22_000_000,  # ranks.*
         "day": dt.date(2026, 11, 2), "rule_set_version": "v", "captures": ["c"],  # history.*
-        "family_set_version": "f", "family_metrics": list(history.FAMILY_METRICS),
+        "family_set_version": "f", "finding_set_version": "g", "family_metrics": list(history.FAMILY_METRICS),
         "baseline_runs": 7, "mad_k": 3.0, "min_change": 0.05, "min_baseline": 3,
         "warmup": 0, "final": 0,  # compare.abba
         "nvtx_trace": capture.nvtx.trace_id, "name": "step 1", "pattern": "step \\d+",  # scope.nvtx_ranges
