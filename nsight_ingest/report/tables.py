@@ -479,8 +479,8 @@ def _evidence_value(key: str, value: Any) -> str:
         return "; ".join(shown) + (f" (+{len(value) - 3} more)" if len(value) > 3 else "")
     if isinstance(value, bool) or value is None or isinstance(value, str):
         return str(value)
-    if key.endswith("_ns"):
-        return f"{_ms(value)} ms"
+    if key.endswith("_ns"):  # under a millisecond in microseconds, so that short times keep their digits
+        return f"{_us(value)} us" if abs(value) < 1e6 else f"{_ms(value)} ms"
     if key.endswith(("_pct", "_percent")) or "_percent_" in key:
         return _pct(value)
     return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}"
