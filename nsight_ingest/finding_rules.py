@@ -47,7 +47,10 @@ def load_finding_set(directory: str | Path | None = None) -> RuleSet:
     finding_set = load_rule_set(directory, FINDINGS)
     declared_in: dict[str, Path] = {}
     for rule in finding_set.files:
-        for name, _ in rule.declared:
+        names = [name for name, _ in rule.declared]
+        if len(set(names)) < len(names):
+            raise InputError(f"{rule.path}: declares a finding twice")
+        for name in names:
             if declared_in.setdefault(name, rule.path) != rule.path:
                 raise InputError(f"{rule.path}: declares finding {name!r}, which {declared_in[name].name} declares "
                                  f"too")
@@ -55,7 +58,8 @@ def load_finding_set(directory: str | Path | None = None) -> RuleSet:
 
 
 _JSON_SCALARS = (str, int, float, bool, type(None))
-_CONTROL = re.compile(r"[\x00-\x1f\x7f]")  # control characters: a line break, or escapes for the terminal
+# control characters (C0, DEL, C1) and Unicode line breaks: a line break, or escapes for the terminal
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 
 
 def _plain(value: Any) -> Any:
@@ -100,7 +104,7 @@ def _text(rule: RuleFile, column: str, value: Any, optional: bool = False) -> st
         return None
     if not isinstance(value, str) or not value.strip():
         raise InputError(f"{rule.path}: {column} must be text")
-    if _CONTROL.search(value):
+    if CONTROL.search(value):
         raise InputError(f"{rule.path}: {column} holds a line break or a control character")
     return value
 
@@ -118,7 +122,10 @@ def _finding(rule: RuleFile, row: dict[str, Any], span_ns: int) -> dict[str, Any
                          f"{', '.join(SCOPE_KEYS)}")
     if any(not isinstance(v, str | int) or isinstance(v, bool) for v in scope.values()):
         raise InputError(f"{rule.path}: scope values must be text or integers")
-    gain = _plain(row["gain_ceiling_ns"])
+    try:
+        gain = _plain(row["gain_ceiling_ns"])
+    except TypeError:
+        gain = row["gain_ceiling_ns"]
     if not isinstance(gain, int | float) or isinstance(gain, bool) or not 0 <= gain <= span_ns:
         raise InputError(f"{rule.path}: gain_ceiling_ns {gain!r} is not a time between 0 and the span, "
                          f"{span_ns} ns")
@@ -146,7 +153,10 @@ def _rows(box: duckdb.DuckDBPyConnection, rule: RuleFile) -> list[dict[str, Any]
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"{rule.path}: finding rule SELECT must return {', '.join(missing)}")
-    return table.select(list(COLUMNS)).to_pylist()
+    try:
+        return table.select(list(COLUMNS)).to_pylist()
+    except (OverflowError, ValueError, pa.ArrowException) as exc:  # e.g. an infinite date, which Python cannot hold
+        raise InputError(f"{rule.path}: finding rule returned a value Python cannot hold: {first_line(exc)}") from None
 
 
 def run(finding_set: RuleSet, relations: dict[str, pa.Table], missing: dict[str, frozenset[str]],

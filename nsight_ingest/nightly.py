@@ -298,7 +298,7 @@ def job(directory: str | Path, history_dir: Path, day: date, folders: RuleFolder
     folder = report_dir or history_dir / "reports"
     folder.mkdir(parents=True, exist_ok=True)
     summary = {"run_id": result.run_id, "date": day.isoformat(), "rule_set_version": result.versions.rule_set,
-               "family_set_version": result.versions.family_set,
+               "family_set_version": result.versions.family_set, "finding_set_version": result.versions.finding_set,
                "traces_found": result.found, "written": result.written, "skipped": result.skipped,
                "failed": result.failed, "damaged_history_files": result.damaged_history}
     markdown, page = folder / f"{day.isoformat()}.md", folder / f"{day.isoformat()}.html"

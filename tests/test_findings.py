@@ -424,6 +424,11 @@ def test_a_pack_of_ones_own(tmp_path, run_cli):
     (GOOD.replace("'long ' || short_name", "'long' || chr(10) || short_name"), "title holds a line break"),
     (GOOD.replace("'split it'", "'split' || chr(27) || '[31m it'"), "suggestion holds a line break or a control"),
     (GOOD.replace("{'kernel': kernel_key}", "{'device': [1, 2]}"), "scope values must be text or integers"),
+    (GOOD.replace("max_ns AS gain", "INTERVAL 1 SECOND AS gain"), "gain_ceiling_ns"),
+    (GOOD.replace("'{\"max_ns\": ' || max_ns || '}'", "{'at': 'infinity'::TIMESTAMP}"), "a value Python cannot hold"),
+    (GOOD.replace("'long ' || short_name", "'long' || chr(155) || short_name"), "title holds a line break"),
+    (GOOD.replace("-- finding: long_kernel |", "-- finding: long_kernel | x\n-- finding: long_kernel |"),
+     "declares a finding twice"),
 ])
 def test_a_rule_breaking_the_contract_is_refused(tmp_path, run_cli, sql, message):
     pack = write_rules(tmp_path / "pack", {"bad.sql": sql})
@@ -440,6 +445,17 @@ def test_dates_in_evidence_are_iso_text(tmp_path, run_cli):
     kernels = [(0, 3000, GEMM, 7, -100, 10), (3000, 1000, CUSTOM, 7, 2900, 10)]
     (long_kernel,) = findings(run_cli, capture(tmp_path, kernels), "--findings", pack)["findings"]
     assert long_kernel["evidence"] == {"max_ns": 3000, "seen": "2026-12-03"}
+
+
+def test_the_table_shows_nested_evidence_and_escapes_control_characters(tmp_path, run_cli):
+    pack = write_rules(tmp_path / "pack", {"long.sql": GOOD.replace(
+        "'{\"max_ns\": ' || max_ns || '}'", "{'max_ns': max_ns, 'split': {'parts_ns': 2000, 'how': 'halves'}}").replace(
+        "{'kernel': kernel_key}", "{'kernel': kernel_key, 'device': 'x' || chr(27) || '[2J'}")})
+    kernels = [(0, 3000, GEMM, 7, -100, 10), (3000, 1000, CUSTOM, 7, 2900, 10)]
+    result = run_cli("findings", capture(tmp_path, kernels), "--findings", pack, "--format", "table")
+    assert result.code == 0, result.err
+    assert "\x1b" not in result.out and "x\\x1b[2J" in result.out
+    assert "split halves (parts_ns 2.0 us)" in result.out
 
 
 def test_two_files_declaring_one_finding_are_refused(tmp_path, run_cli):

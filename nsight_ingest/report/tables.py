@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import PERCENTILE_KEYS, percent
 from nsight_ingest.analysis.ncu import DRAM_THROUGHPUT, L2_HIT_RATE, MEMORY_THROUGHPUT, SM_THROUGHPUT
+from nsight_ingest.finding_rules import CONTROL
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -473,11 +474,16 @@ def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
 
 
 def _evidence_value(key: str, value: Any) -> str:
-    """One evidence entry for people: times in ms, shares in %, a list by its first three items."""
+    """One evidence entry for people: times in ms, shares in %, a list by its first three items, an object by its
+    entries; control characters shown as escapes."""
+    if isinstance(value, dict):
+        return _evidence_item(value)
     if isinstance(value, list):
         shown = [_evidence_item(item) for item in value[:3]]
         return "; ".join(shown) + (f" (+{len(value) - 3} more)" if len(value) > 3 else "")
-    if isinstance(value, bool) or value is None or isinstance(value, str):
+    if isinstance(value, str):
+        return CONTROL.sub(lambda m: repr(m.group())[1:-1], value)
+    if isinstance(value, bool) or value is None:
         return str(value)
     if key.endswith("_ns"):  # under a millisecond in microseconds, so that short times keep their digits
         return f"{_us(value)} us" if abs(value) < 1e6 else f"{_ms(value)} ms"
@@ -493,7 +499,7 @@ def _evidence_item(item: Any) -> str:
     label = next((key for key, value in item.items() if isinstance(value, str)), None)
     rest = ", ".join(f"{key} {_evidence_value(key, value)}" for key, value in item.items()
                      if key != label and value is not None)
-    return f"{item[label] if label else ''} ({rest})".strip()
+    return f"{_evidence_value(label, item[label]) if label else ''} ({rest})".strip()
 
 
 def evidence_text(evidence: dict[str, Any]) -> str:
@@ -508,8 +514,8 @@ def _scope_texts(findings: list[dict[str, Any]]) -> list[str]:
     kernels = [f["scope"].get("kernel") for f in findings]
     named = [(k, f["evidence"].get("short_name") or k) for k, f in zip(kernels, findings, strict=True) if k]
     labels = iter(kernel_labels([k for k, _ in named], [s for _, s in named]))
-    return [", ".join(f"{key} {next(labels) if key == 'kernel' else value}" for key, value in f["scope"].items())
-            for f in findings]
+    return [", ".join(f"{key} {next(labels) if key == 'kernel' else _evidence_value(key, value)}"
+                      for key, value in f["scope"].items()) for f in findings]
 
 
 def print_findings(result: dict[str, Any], console: Console | None = None) -> None:
