@@ -33,13 +33,12 @@ import pyarrow as pa
 
 from nsight_ingest import store, user_sql
 from nsight_ingest.errors import InputError, first_line
-from nsight_ingest.rules import Axis, RuleFile, RuleSet, load_rule_set
+from nsight_ingest.rules import Axis, RuleFile, RuleSet, load_rule_set, rule_rows
 
 FINDINGS = Axis("finding", "findings", "--findings", context_rules=False)
 SEVERITIES = ("high", "medium", "low")  # most severe first
 COLUMNS = ("id", "severity", "title", "evidence", "scope", "gain_ceiling_ns", "suggestion", "caveat")
 SCOPE_KEYS = ("nvtx_group", "device", "stream", "kernel", "family", "collective")
-RULE_SECONDS = 60.0  # the longest a finding rule may run (the bundled ones take milliseconds)
 
 
 def load_finding_set(directory: str | Path | None = None) -> RuleSet:
@@ -144,12 +143,7 @@ def rank(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _rows(box: duckdb.DuckDBPyConnection, rule: RuleFile) -> list[dict[str, Any]]:
     """The rows of one rule in the sandbox, with every contract column."""
-    try:
-        table = user_sql.rows_within(box, rule.sql, RULE_SECONDS)
-    except duckdb.InterruptException:
-        raise InputError(f"{rule.path}: finding rule ran longer than {RULE_SECONDS:g} s") from None
-    except duckdb.Error as exc:
-        raise InputError(f"{rule.path}: finding rule failed: {first_line(exc)}") from None
+    table = rule_rows(box, rule, "finding rule")
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:
         raise InputError(f"{rule.path}: finding rule SELECT must return {', '.join(missing)}")

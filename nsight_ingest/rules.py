@@ -26,6 +26,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
 
 from nsight_ingest import store, user_sql
 from nsight_ingest.errors import InputError, first_line
@@ -34,7 +35,7 @@ from nsight_ingest.sqlmodules import Scope, fills
 
 OTHER = "other"
 OTHER_POLICY = "all unmatched kernels"
-RULE_SECONDS = 60.0  # the longest a rule file may run (on names: the bundled ones take milliseconds)
+RULE_SECONDS = 60.0  # the longest a rule file (classification or finding) may run: the bundled ones take milliseconds
 
 
 @dataclass(frozen=True)
@@ -147,6 +148,18 @@ def _matches(rank: int, rule: RuleFile, columns: tuple[str, ...]) -> str:
     return f"SELECT *, {rank} AS rule_rank, {sql_string(rule.path.name)} AS rule_file FROM {result}"
 
 
+def rule_rows(box: duckdb.DuckDBPyConnection, rule: RuleFile, what: str) -> pa.Table:
+    """The rows of a rule file's SELECT in its sandbox, interrupted after RULE_SECONDS; a failure is one line that
+    names the file (`what` names the kind of rule)."""
+    try:
+        return user_sql.rows_within(box, rule.sql, RULE_SECONDS)
+    except duckdb.InterruptException:
+        raise InputError(f"{rule.path}: {what} ran longer than {RULE_SECONDS:g} s (a recursion that never ends?)"
+                         ) from None
+    except duckdb.Error as exc:
+        raise InputError(f"{rule.path}: {what} failed: {first_line(exc)}") from None
+
+
 def _collect(scope: Scope, rule_set: RuleSet, table: str, by_context: bool) -> None:
     """Run the rule set's name (or context) rules in a sandbox holding only their relation, and add their matches
     to `table`; a failure names the rule file."""
@@ -158,13 +171,7 @@ def _collect(scope: Scope, rule_set: RuleSet, table: str, by_context: bool) -> N
     rows_given = scope.con.sql(f"SELECT * FROM {relation}").to_arrow_table()
     with user_sql.sandbox({relation: rows_given}, store.MEMORY_LIMIT) as box:
         for rank, rule in rules:
-            try:
-                rows = user_sql.rows_within(box, rule.sql, RULE_SECONDS)
-            except duckdb.InterruptException:
-                raise InputError(f"{rule.path}: rule SQL ran longer than {RULE_SECONDS:g} s (a recursion that never "
-                                 f"ends?)") from None
-            except duckdb.Error as exc:
-                raise InputError(f"{rule.path}: rule SQL failed: {first_line(exc)}") from None
+            rows = rule_rows(box, rule, "rule SQL")
             if by_context and "context_key" not in rows.column_names:
                 raise InputError(f"{rule.path}: rule SELECT must return context_key")
             scope.con.register("rule_rows", rows)
