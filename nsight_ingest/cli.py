@@ -200,6 +200,27 @@ for _analysis in registry.CAPTURE_COMMANDS:
 rules_app.command("audit")(_capture_command(registry.AUDIT))
 
 
+Output = Annotated[Path, typer.Option("-o", "--output", help="the timeline file: Perfetto protobuf (.pftrace, opened "
+                                                           "at ui.perfetto.dev), or Chrome JSON for a .json path")]
+
+
+def _timeline(given: dict[str, Any], run: pipeline.Run) -> dict[str, Any]:
+    from nsight_ingest.report import timeline
+
+    files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given["nvtx_trace"], given["api_trace"])
+    choice = pipeline.WindowChoice(given["nvtx"], given["time_range"], None, given["by_nvtx"])
+    written = timeline.write(pipeline.timeline(run, files, given["options"], choice), given["output"],
+                             given["options"]["max_events"])
+    run.warnings.extend(written.pop("warnings"))
+    return written
+
+
+app.command(name="timeline")(_command(registry.TIMELINE, [
+    _argument("gpu_trace", GpuTrace), _keyword("output", Output, inspect.Parameter.empty),
+    _keyword("kern_exec", KernExec), _keyword("api_trace", ApiTrace), _keyword("nvtx", Nvtx),
+    _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange), _keyword("by_nvtx", ByNvtx)], _timeline))
+
+
 @app.command()
 def ingest(
     gpu_traces: Annotated[list[str], typer.Argument(help="captures: .nsys-rep, nsys exports, or cuda_gpu_trace CSVs "

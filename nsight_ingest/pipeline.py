@@ -19,7 +19,7 @@ from nsight_ingest.finding_rules import load_finding_set
 from nsight_ingest.readers import forms
 from nsight_ingest.readers.forms import Input, as_input
 from nsight_ingest.readers.source import sibling
-from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, FINDINGS, LAUNCHES, NCU, RANKS, Analysis
+from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, FINDINGS, LAUNCHES, NCU, RANKS, TIMELINE, Analysis
 from nsight_ingest.rules import RuleSet, load_family_set
 from nsight_ingest.sqlmodules import ModuleError, Scope, order
 
@@ -68,9 +68,9 @@ def _sibling(gpu: Input, report: str) -> Input | None:
     return as_input(found) if found else None
 
 
-def resolve(files: CaptureFiles, sources: Sources, need_nvtx: bool = False) -> CaptureInputs:
+def resolve(files: CaptureFiles, sources: Sources, need_nvtx: bool = False, want_nvtx: bool = False) -> CaptureInputs:
     """The capture's inputs: an export gives every report itself, a CSV's siblings are found by name; with
-    `need_nvtx`, a missing NVTX trace is an error."""
+    `need_nvtx`, a missing NVTX trace is an error; with `want_nvtx`, NVTX ranges are read when there are some."""
 
     def given(text: str | None) -> Input | None:
         return forms.resolve(text, sources.nsys, sources.cache_dir) if text is not None else None
@@ -78,11 +78,11 @@ def resolve(files: CaptureFiles, sources: Sources, need_nvtx: bool = False) -> C
     gpu = given(files.gpu_trace)
     if gpu.is_export:
         kern_exec, api, nvtx = (given(files.kern_exec) or gpu, given(files.api_trace) or gpu,
-                                given(files.nvtx_trace) or (gpu if need_nvtx else None))
+                                given(files.nvtx_trace) or (gpu if need_nvtx or want_nvtx else None))
     else:
         kern_exec = given(files.kern_exec) or _sibling(gpu, "cuda_kern_exec_trace")
         api = given(files.api_trace) or _sibling(gpu, "cuda_api_trace")
-        nvtx = given(files.nvtx_trace) or (_sibling(gpu, "nvtx_pushpop_trace") if need_nvtx else None)
+        nvtx = given(files.nvtx_trace) or (_sibling(gpu, "nvtx_pushpop_trace") if need_nvtx or want_nvtx else None)
         if need_nvtx and nvtx is None:
             raise InputError(f"no sibling nvtx_pushpop_trace for {files.gpu_trace}: give --nvtx-trace FILE")
     return CaptureInputs(gpu, kern_exec, nvtx, api, tuple(given(path) for path in files.ncu))
@@ -138,6 +138,7 @@ class Run:
     warnings: list[str] = field(default_factory=list)
     sources: Sources = field(default_factory=Sources)
     cached: store_cache.CachedStore | None = None
+    details: bool = False  # a store in memory keeps the columns no analysis reads (grid, block) for the timeline
 
 
 def connect(run: Run, captures: list[CaptureInputs] = ()) -> duckdb.DuckDBPyConnection:
@@ -148,8 +149,8 @@ def connect(run: Run, captures: list[CaptureInputs] = ()) -> duckdb.DuckDBPyConn
             folder = cache.root(run.sources.cache_dir)
             named = [(role, cache.known_hashes(i.identity, folder / "hashes")[0]) for role, i in inputs]
             try:
-                run.cached = store_cache.open_store(folder / "stores", store_cache.key(named),
-                                                    {sha for _, sha in named})
+                run.cached = store_cache.open_store(folder / "stores", store_cache.key(named, run.details),
+                                                    {sha for _, sha in named}, run.details)
             except OSError as exc:
                 run.warnings.append(f"{folder}: the cache folder cannot be used ({exc.strerror or exc}); "
                                     f"nothing is kept")
@@ -157,7 +158,7 @@ def connect(run: Run, captures: list[CaptureInputs] = ()) -> duckdb.DuckDBPyConn
                 run.warnings.extend(run.cached.notes)
                 run.con = run.cached.con
         if run.con is None:
-            run.con = store.connect()
+            run.con = store.connect(details=run.details)
     return run.con
 
 
@@ -186,9 +187,11 @@ def _note(run: Run, inputs: list[store.Ingested]) -> None:
     run.warnings.extend(dict.fromkeys(note for ingested in inputs for note in ingested.notes))
 
 
-def open_capture(run: Run, files: CaptureFiles | CaptureInputs, need_nvtx: bool = False) -> store.Capture:
-    """Ingest the capture's inputs (siblings found by name) and note what was recovered or is missing."""
-    inputs = files if isinstance(files, CaptureInputs) else resolve(files, run.sources, need_nvtx)
+def open_capture(run: Run, files: CaptureFiles | CaptureInputs, need_nvtx: bool = False,
+                 want_nvtx: bool = False) -> store.Capture:
+    """Ingest the capture's inputs (siblings found by name; NVTX ranges when needed, or wanted and there) and note
+    what was recovered or is missing."""
+    inputs = files if isinstance(files, CaptureInputs) else resolve(files, run.sources, need_nvtx, want_nvtx)
     capture = store.ingest_capture(connect(run, [inputs]), inputs.gpu_trace, inputs.kern_exec, inputs.nvtx_trace,
                                    inputs.ncu, inputs.api_trace)
     _note(run, [ingested for ingested, _ in capture.roles()])
@@ -399,6 +402,26 @@ def _classified(run: Run, capture: store.Capture, window: windows.Window | None,
     found = _answered(FINDINGS, scope, capture, FINDINGS.defaults()) if with_findings else None
     _warn_integrity(run, capture, summary)
     return Answered(capture, scope, summary, launch, found)
+
+
+def timeline(run: Run, files: CaptureFiles, options: dict[str, Any], choice: WindowChoice = WindowChoice()
+             ) -> dict[str, Any]:
+    """The rows of a capture's timeline (registry TIMELINE): the whole capture, or the part the choice keeps; with
+    --by-nvtx the ranges of every group together, each GPU operation labelled with its group."""
+    if choice.per_nvtx:
+        raise InputError("timeline takes --nvtx, --range or --by-nvtx: --by-nvtx labels each operation with its range")
+    run.details = True
+    capture = open_capture(run, files, choice.needs_nvtx, want_nvtx=True)
+    groups: tuple[tuple[str, int, int, int | None], ...] = ()
+    if choice.by_nvtx:
+        grouped = windows.by_nvtx_windows(run.con, capture, choice.by_nvtx)
+        groups = tuple((group.label, *ranges) for group in grouped for ranges in group.ranges)
+        window = windows.Window(f"by-nvtx {choice.by_nvtx}", tuple(g[1:] for g in groups), nvtx=True)
+    else:
+        (window,) = _windows(run, capture, choice)
+    scope = capture_scope(run, capture, window)
+    scope.context["nvtx_groups"] = groups
+    return _answered(TIMELINE, scope, capture, options)
 
 
 def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:

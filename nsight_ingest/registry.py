@@ -13,7 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from nsight_ingest.analysis import audit, classify, compare, findings, launches, ncu, queue_delay, ranks
+from nsight_ingest.analysis import audit, classify, compare, findings, launches, ncu, queue_delay, ranks, timeline
 from nsight_ingest.analysis.ncu import Thresholds
 
 
@@ -125,7 +125,23 @@ FINDINGS = Analysis(
     keys=("findings", "skipped", "gpu_span_ns", "rule_set", "inputs"), options=THRESHOLDS, takes_ncu=True,
     uses_findings=True)
 
-# The analyses of one capture that are commands of their own (`rules audit` is a subcommand).
+TIMELINE = Analysis(
+    "timeline", "The capture as a Perfetto timeline: a process per GPU with a track per stream (kernels coloured by "
+    "component and family), API calls and NVTX ranges per thread, launch flows, busy and family counters, the "
+    "largest gaps marked with their idle cause.", timeline.answer, "print_timeline",
+    modules=("timeline.gpu_slices", "timeline.cpu_slices", "timeline.nvtx_slices", "timeline.counters",
+             "timeline.threads", "launches.largest_gaps"),
+    keys=("gpu_slices", "cpu_slices", "nvtx_slices", "counters", "threads", "gaps", "window", "inputs", "rule_set"),
+    options=(Option("top", "--top", 10, "how many of the largest gaps to mark", minimum=0, maximum=MOST),
+             Option("bins", "--bins", 1000, "counter samples over the span (the busy and family counters' bins)",
+                    minimum=1, maximum=MOST),
+             Option("max_events", "--max-events", 2_000_000, "the most slices and counter samples to write: a "
+                    "capture with more is cut at the time the limit is reached, with a warning", minimum=1,
+                    maximum=1_000_000_000)),
+    cacheable=False)
+
+# The analyses of one capture that are commands of their own (`rules audit` is a subcommand; `timeline` writes a
+# file and has a command of its own).
 CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY, FINDINGS)
 
 # Analyses of other inputs: answered by pipeline.analyse_ncu, analyse_ranks and compare.

@@ -45,9 +45,11 @@ def code_fingerprint() -> str:
     return digest.hexdigest()
 
 
-def key(inputs: list[tuple[str, str]]) -> str:
-    """The name of the store of these (role, sha256) inputs, in order."""
-    return hashlib.sha256(json.dumps([code_fingerprint(), inputs]).encode()).hexdigest()[:32]
+def key(inputs: list[tuple[str, str]], details: bool = False) -> str:
+    """The name of the store of these (role, sha256) inputs, in order; a store with the columns no analysis reads
+    (`details`) is another one."""
+    return hashlib.sha256(json.dumps([code_fingerprint(), inputs, *(["details"] if details else [])]).encode()
+                          ).hexdigest()[:32]
 
 
 def _holds(con: duckdb.DuckDBPyConnection, sha256s: set[str]) -> bool:
@@ -55,8 +57,9 @@ def _holds(con: duckdb.DuckDBPyConnection, sha256s: set[str]) -> bool:
     return sha256s <= stored and con.execute("SELECT count(*) FROM captures").fetchone()[0] > 0
 
 
-def open_store(folder: Path, name: str, sha256s: set[str]) -> CachedStore:
-    """The cached store `name` of `folder` when it is whole and holds these inputs, else a new in-memory one."""
+def open_store(folder: Path, name: str, sha256s: set[str], details: bool = False) -> CachedStore:
+    """The cached store `name` of `folder` when it is whole and holds these inputs, else a new in-memory one (with
+    the columns no analysis reads when `details`)."""
     from filelock import FileLock, Timeout
 
     path = folder / f"{name}.duckdb"
@@ -82,7 +85,7 @@ def open_store(folder: Path, name: str, sha256s: set[str]) -> CachedStore:
         cache.remove(path)
         lock.release()
         notes.append(DAMAGED.format(path=path))
-    return CachedStore(store.connect(), path, False, notes)
+    return CachedStore(store.connect(details=details), path, False, notes)
 
 
 def close(cached: CachedStore) -> str | None:

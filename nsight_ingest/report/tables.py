@@ -296,6 +296,26 @@ def print_queue_delay(result: dict[str, Any], console: Console | None = None) ->
                   highlight=False)
 
 
+def print_timeline(result: dict[str, Any], console: Console | None = None) -> None:
+    """What a timeline file holds: its tracks and events, and where it was cut."""
+    console = console or _console(width=140)
+    console.print(f"[bold]timeline[/bold] {escape(result['output'])} ({result['format']}, {result['bytes']:,} bytes"
+                  f"{', ' + escape(result['window']) if result['window'] else ''})", highlight=False)
+    table = _table()
+    table.add_column("written")
+    table.add_column("count", justify="right")
+    table.add_row("processes (GPUs and CPU processes)", f"{result['processes']:,}")
+    table.add_row("tracks", f"{result['tracks']:,}")
+    for kind, count in result["events"].items():
+        table.add_row(kind.replace("_", " "), f"{count:,}")
+    console.print(table)
+    if result["cut_at_ns"] is not None:
+        console.print(f"cut at {result['cut_at_ns']:,} ns: later events are left out", highlight=False)
+    if result["time_offset_ns"]:
+        console.print(f"times shifted by {result['time_offset_ns']:,} ns (the file's time starts at 0)",
+                      highlight=False)
+
+
 def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
     """The ncu analysis as a table: one row per profiled launch."""
     console = console or _console(width=170)

@@ -3,6 +3,7 @@
 -- where it is stored, not copied. Analyses read scope.ops, which is this whole capture or a window of it.
 -- requires: scope.inputs, common.max_duration
 -- creates: capture_ops
+--   op_id           the operation's row in the store (gpu_ops.rowid): what tells two operations apart
 --   op_kind         kernel | memcpy | memset | other
 --   device          device label, e.g. 'NVIDIA H200 (0)' ('(no device)' when missing; '<trace id>:<device>' for ncu)
 --   device_index    the number of the device label (NULL when it has none)
@@ -18,7 +19,8 @@
 --                   memcpy or not exported
 --   dst_mem_kind    memcpy (or memset) destination memory kind; NULL when not exported
 CREATE OR REPLACE TEMP VIEW capture_ops AS
-    SELECT op_kind, coalesce(device, '(no device)') AS device, device_index, stream_id, start_ns, end_ns, duration_ns,
+    SELECT rowid AS op_id, op_kind, coalesce(device, '(no device)') AS device, device_index, stream_id, start_ns,
+           end_ns, duration_ns,
            NULL::BIGINT AS launch_order, corr_id, name, transfer_bytes, src_mem_kind, dst_mem_kind
     FROM gpu_ops
     WHERE trace_id = (SELECT gpu_trace FROM scope_inputs) AND duration_ns BETWEEN 0 AND max_duration_ns();

@@ -3,6 +3,7 @@
 -- never mix. ncu launches have no GPU time.
 -- requires: scope.inputs
 -- creates: scope_ops
+--   op_id           NULL (an ncu launch is no row of gpu_ops)
 --   op_kind         'kernel'
 --   device          '<trace id>:<device index as ncu prints it>'
 --   device_index    NULL
@@ -18,7 +19,8 @@
 --                   memcpy or not exported
 --   dst_mem_kind    memcpy (or memset) destination memory kind; NULL when not exported
 CREATE OR REPLACE TEMP VIEW scope_ops AS
-    SELECT 'kernel' AS op_kind, trace_id || ':' || coalesce(device, '') AS device, NULL::INTEGER AS device_index,
+    SELECT NULL::BIGINT AS op_id, 'kernel' AS op_kind, trace_id || ':' || coalesce(device, '') AS device,
+           NULL::INTEGER AS device_index,
            stream_id, NULL::BIGINT AS start_ns, NULL::BIGINT AS end_ns, 0::BIGINT AS duration_ns,
            result_id AS launch_order, NULL::BIGINT AS corr_id, kernel_name AS name,
            NULL::BIGINT AS transfer_bytes, NULL::VARCHAR AS src_mem_kind, NULL::VARCHAR AS dst_mem_kind

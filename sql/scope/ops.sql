@@ -2,6 +2,7 @@
 -- stored). A window's scope builds it with scope.window_ops, an ncu scope with scope.ncu_ops.
 -- requires: scope.capture_ops
 -- creates: scope_ops
+--   op_id           the operation's row in the store (gpu_ops.rowid): what tells two operations apart
 --   op_kind         kernel | memcpy | memset | other
 --   device          device label, e.g. 'NVIDIA H200 (0)' ('(no device)' when missing; '<trace id>:<device>' for ncu)
 --   device_index    the number of the device label (NULL when it has none)

@@ -4,6 +4,7 @@
 -- range that holds their GPU start.
 -- requires: scope.capture_ops, scope.capture_launches, scope.window_ranges, scope.launches
 -- creates: scope_ops
+--   op_id           the operation's row in the store (gpu_ops.rowid): what tells two operations apart
 --   op_kind         kernel | memcpy | memset | other
 --   device          device label ('(no device)' when missing)
 --   device_index    the number of the device label (NULL when it has none)

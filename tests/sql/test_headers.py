@@ -77,7 +77,7 @@ def tiny_history(folder: Path) -> None:
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory) -> Inputs:
     folder = tmp_path_factory.mktemp("headers")
-    run = pipeline.Run(store.connect(), load_rule_set())
+    run = pipeline.Run(store.connect(details=True), load_rule_set())  # timeline.ops reads the grid and block
     capture = pipeline.open_capture(run, pipeline.CaptureFiles(
         str(SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv"),
         nvtx_trace=str(SAMPLES / "h200_dit_graph_nvtx_pushpop_trace.csv")))
@@ -103,6 +103,7 @@ def inputs(tmp_path_factory) -> Inputs:
         "family_set_version": "f", "finding_set_version": "g", "family_metrics": list(history.FAMILY_METRICS),
         "baseline_runs": 7, "mad_k": 3.0, "min_change": 0.05, "min_baseline": 3,
         "warmup": 0, "final": 0,  # compare.abba
+        "bins": 10,  # timeline.counters
         "nvtx_trace": capture.nvtx.trace_id, "name": "step 1", "pattern": "step \\d+",  # scope.nvtx_ranges
     }
     # a window on a connection of its own: its substitutes replace the capture's views by tables

@@ -1,0 +1,45 @@
+-- One slice per GPU operation of the scope, in stream order, with the flow arrow that ends at it (from its launch
+-- call) and, for a timeline drawn --by-nvtx, its group (the innermost range of timeline_groups holding its launch
+-- call's start, or its GPU start without a launch row).
+-- requires: timeline.ops, timeline.launch_flows, timeline.groups
+-- returns: rows
+--   op_kind         kernel | memcpy | memset | other
+--   device          device label
+--   device_index    the number of the device label (NULL when it has none)
+--   stream_id       CUDA stream
+--   start_ns        GPU start (ns)
+--   duration_ns     GPU duration (ns)
+--   corr_id         correlation id of the API call that caused it
+--   name            operation name as exported
+--   short_name      a kernel's short name; other operations' names as exported
+--   component       a kernel's component; NULL for memcpy and memset
+--   sub_component   a kernel's sub-component, when its rule names one
+--   family          a kernel's family; NULL for memcpy and memset
+--   grid_x          grid size in blocks, x
+--   grid_y          grid size, y
+--   grid_z          grid size, z
+--   block_x         block size in threads, x
+--   block_y         block size, y
+--   block_z         block size, z
+--   transfer_bytes  memcpy or memset size (bytes)
+--   src_mem_kind    memcpy source memory kind
+--   dst_mem_kind    memcpy or memset destination memory kind
+--   flow_id         timeline_launch_flows.flow_id of its launch call; NULL when no launch row names it
+--   nvtx_group      its group with --by-nvtx; NULL otherwise
+WITH launched AS (
+    SELECT op_id, flow_id, tid, api_start_ns FROM timeline_launch_flows WHERE op_id IS NOT NULL
+),
+grouped AS (
+    SELECT o.op_id, max_by(g.nvtx_group, g.start_ns) AS nvtx_group
+    FROM timeline_ops o
+    LEFT JOIN launched l USING (op_id)
+    JOIN timeline_groups g
+      ON coalesce(l.api_start_ns, o.start_ns) >= g.start_ns AND coalesce(l.api_start_ns, o.start_ns) < g.end_ns
+     AND (g.tid IS NULL OR l.tid IS NULL OR g.tid = l.tid)
+    GROUP BY o.op_id
+)
+SELECT o.* EXCLUDE (op_id), l.flow_id, g.nvtx_group
+FROM timeline_ops o
+LEFT JOIN launched l USING (op_id)
+LEFT JOIN grouped g USING (op_id)
+ORDER BY o.device, o.stream_id, o.start_ns, o.op_id

@@ -1,0 +1,152 @@
+"""The timeline command: a hand-built capture checked slice by slice in both formats, the project's copy of the
+h200_llm_serve capture read back and checked against plain sqlite3, windows, the event limit and bad output paths."""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from tests.conftest import GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, launch_row, memop_row, write
+from tests.intervals import length, union
+from tests.perfetto_reader import Read, Slice, read_json, read_perfetto
+
+API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
+NVTX_HEADER = ("Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,"
+               "ParentId,RangeStack,NameTree")
+GEMM = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>(T1::Params)"
+FILL = ("void at::native::vectorized_elementwise_kernel<(int)4, at::native::FillFunctor<float>, "
+        "std::array<char *, (unsigned long)1>>(int, T2, T3)")
+T0 = 1_000_000
+GPU = "NVIDIA H200 (0)"
+
+# One device, one thread (pid 1, tid 1, "python"); times relative to T0 (ns):
+#   K1 gemm [0,100) stream 7, corr 11, grid 4x2x1, block 128x1x1, launched by cudaLaunchKernel [-20,-10)
+#   memcpy [100,150) stream 7 (1000 bytes, Pageable -> Device), its call cudaMemcpyAsync [90,95)
+#   cudaStreamSynchronize [120,180)
+#   K2 gemm [250,400) stream 7 and K3 fill (family memory) [350,450) stream 7, both launched by one cudaGraphLaunch [200,210):
+#      K3 overlaps K2 without nesting, so it goes to a second lane of stream 7
+#   K4 fill [510,600) stream 20, launched by cudaLaunchKernel [495,505)
+#   NVTX: "step" [-30,520), "attention" [190,215) inside it
+# span [0,600); kernel union [0,100) + [250,450) + [510,600) = 390
+# gaps between kernels: [100,250) 150 ns: memory 50 ([100,150)), synchronization 30 ([150,180)), CPU launch 30
+#   ([180,210): the graph launch returns at 210), other 40 ([210,250)): memory transfer holds longest;
+#   [450,510) 60 ns: CPU launch 55 ([450,505)), other 5: CPU launch
+KERNELS = [  # (start, duration, name, stream, corr, grid, block, call start)
+    (0, 100, GEMM, 7, 11, (4, 2, 1), (128, 1, 1), -20),
+    (250, 150, GEMM, 7, 12, (8, 1, 1), (256, 1, 1), 200),
+    (350, 100, FILL, 7, 13, (16, 1, 1), (64, 2, 1), 200),
+    (510, 90, FILL, 20, 14, (2, 1, 1), (32, 1, 1), 495),
+]
+
+
+def gpu_row(start: int, duration: int, name: str, stream: int, corr: int, grid: tuple, block: tuple) -> str:
+    return (f"{T0 + start},{duration},{corr},{','.join(map(str, grid))},{','.join(map(str, block))},32,0.000,0.000,"
+            f',,,,{GPU},1,,{stream},"{name}"')
+
+
+def hand_capture(folder: Path) -> Path:
+    """The hand-built capture's CSV set (gpu, kern_exec, api, nvtx) in `folder`."""
+    folder.mkdir(exist_ok=True)
+    gpu = write(folder / "hand_cuda_gpu_trace.csv", GPU_HEADER,
+                [gpu_row(s, d, n, stream, corr, g, b) for s, d, n, stream, corr, g, b, _ in KERNELS]
+                + [memop_row(T0 + 100, 50, "[CUDA memcpy Host-to-Device]")])
+    write(folder / "hand_cuda_kern_exec_trace.csv", KERN_EXEC_HEADER,
+          [launch_row(T0 + call, 10, T0 + s, d, n, "cudaGraphLaunch" if call == 200 else "cudaLaunchKernel")
+           for s, d, n, *_, call in KERNELS])
+    write(folder / "hand_cuda_api_trace.csv", API_HEADER, [
+        f"{T0 - 20},10,cudaLaunchKernel_v7000,0,11,1,1,20,python",
+        f"{T0 + 90},5,cudaMemcpyAsync_v3020,0,2,1,1,20,python",
+        f"{T0 + 120},60,cudaStreamSynchronize_v3020,0,15,1,1,20,python",
+        f"{T0 + 200},10,cudaGraphLaunch_v10000,0,12,1,1,20,python",
+        f"{T0 + 495},10,cudaLaunchKernel_v7000,0,14,1,1,20,python",
+    ])
+    write(folder / "hand_nvtx_pushpop_trace.csv", NVTX_HEADER, [
+        f"{T0 - 30},{T0 + 520},550,25,525,step,1,1,0,1,1,,:step,:step",
+        f"{T0 + 190},{T0 + 215},25,0,25,attention,1,1,1,0,2,1,:step:attention,:step:attention",
+    ])
+    return gpu
+
+
+def slice_rows(slices: list[Slice], *keys: str) -> list[tuple]:
+    """(process, track, start relative to T0, end, name, the args `keys`) per slice."""
+    return [(s.process, s.track, s.start_ns - T0, s.end_ns - T0, s.name, *(s.args.get(k) for k in keys))
+            for s in slices]
+
+
+GPU_KEYS = ("op_kind", "component", "family", "corr_id", "duration_ns", "grid_x", "grid_y", "grid_z", "block_x",
+            "block_y", "block_z", "transfer_bytes", "src_mem_kind", "dst_mem_kind")
+EXPECTED_GPU = [  # by track name; the gemm is no component of the default set: 'other'; a fill is of family memory
+    (GPU, "Stream 20", 510, 600, "vectorized_elementwise_kernel", "kernel", "other", "memory", 14, 90, 2, 1, 1,
+     32, 1, 1, None, None, None),
+    (GPU, "Stream 7", 0, 100, "Kernel2", "kernel", "other", "gemm", 11, 100, 4, 2, 1, 128, 1, 1, None, None, None),
+    (GPU, "Stream 7", 100, 150, "[CUDA memcpy Host-to-Device]", "memcpy", None, None, 2, 50, None, None, None,
+     None, None, None, 1000, "Pageable", "Device"),
+    (GPU, "Stream 7", 250, 400, "Kernel2", "kernel", "other", "gemm", 12, 150, 8, 1, 1, 256, 1, 1, None, None, None),
+    (GPU, "Stream 7 (overlapping 1)", 350, 450, "vectorized_elementwise_kernel", "kernel", "other", "memory",
+     13, 100, 16, 1, 1, 64, 2, 1, None, None, None),
+]
+EXPECTED_CPU = [
+    ("python (pid 1)", "python", -20, -10, "cudaLaunchKernel_v7000", "launch", 11),
+    ("python (pid 1)", "python", 90, 95, "cudaMemcpyAsync_v3020", "api", 2),
+    ("python (pid 1)", "python", 120, 180, "cudaStreamSynchronize_v3020", "synchronization", 15),
+    ("python (pid 1)", "python", 200, 210, "cudaGraphLaunch_v10000", "launch", 12),
+    ("python (pid 1)", "python", 495, 505, "cudaLaunchKernel_v7000", "launch", 14),
+]
+EXPECTED_NVTX = [
+    ("python (pid 1)", "NVTX · python", -30, 520, "step", 0),
+    ("python (pid 1)", "NVTX · python", 190, 215, "attention", 1),
+]
+EXPECTED_GAPS = [
+    (GPU, "Largest idle gaps", 100, 250, "idle 150 ns: memory transfer", 150, 50, 30, 30, 40),
+    (GPU, "Largest idle gaps", 450, 510, "idle 60 ns: cpu launch", 60, 0, 0, 55, 5),
+]
+# the launch call's start -> its kernel's start
+EXPECTED_FLOWS = {(-20, 0), (200, 250), (200, 350), (495, 510)}
+# bins of 100 ns (--bins 6 over the 600 ns span), as % of the bin; a sample where the value changes, and 0 at the end
+EXPECTED_SAMPLES = {
+    "GPU busy % (union of kernels)": [(0, 100.0), (100, 0.0), (200, 50.0), (300, 100.0), (400, 50.0), (500, 90.0),
+                                      (600, 0.0)],
+    "gemm kernel time %": [(0, 100.0), (100, 0.0), (200, 50.0), (300, 100.0), (400, 0.0), (600, 0.0)],
+    "memory kernel time %": [(0, 0.0), (300, 50.0), (500, 90.0), (600, 0.0)],
+}
+
+
+def check_hand_built(read: Read) -> None:
+    """The hand-built capture's timeline, slice by slice (as the comments above work it out)."""
+    assert slice_rows(read.on("Stream"), *GPU_KEYS) == EXPECTED_GPU
+    assert slice_rows(read.on("python"), "kind", "corr_id") == EXPECTED_CPU
+    assert slice_rows(read.on("NVTX"), "level") == EXPECTED_NVTX
+    assert slice_rows(read.on("Largest"), "gap_ns", "memory_transfer_ns", "synchronization_ns", "cpu_launch_ns",
+                      "other_ns") == EXPECTED_GAPS
+    assert len(read.slices) == 5 + 5 + 2 + 2
+    assert {(a - T0, b - T0) for a, b in read.flows()} == EXPECTED_FLOWS
+    full_names = {s.start_ns - T0: s.args["full_name"] for s in read.on("Stream")}
+    assert full_names == {0: GEMM, 100: "[CUDA memcpy Host-to-Device]", 250: GEMM, 350: FILL, 510: FILL}
+    samples = {track: [(ts - T0, value) for ts, value in values] for (_, track), values in read.samples.items()}
+    assert samples == EXPECTED_SAMPLES
+
+
+def test_hand_built_capture_slice_by_slice(tmp_path, run_cli):
+    gpu = hand_capture(tmp_path / "capture")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "hand.pftrace", "--bins", "6")
+    assert result.code == 0, result.err
+    read = read_perfetto(tmp_path / "hand.pftrace")
+    assert read.timestamps_sorted
+    check_hand_built(read)
+    answer = result.json()
+    assert answer["format"] == "perfetto"
+    assert answer["events"] == {"gpu_slices": 5, "gap_markers": 2, "cpu_slices": 5, "nvtx_slices": 2,
+                                "counter_samples": 17, "flows": 4}
+    assert [i["role"] for i in answer["inputs"]] == ["gpu_trace", "kernel_exec_trace", "nvtx_trace", "api_trace"]
+    assert answer["cut_at_ns"] is None and answer["time_offset_ns"] == 0
+
+
+def test_hand_built_capture_as_chrome_json(tmp_path, run_cli):
+    gpu = hand_capture(tmp_path / "capture")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "hand.json", "--bins", "6")
+    assert result.code == 0, result.err
+    check_hand_built(read_json(tmp_path / "hand.json"))
+    assert result.json()["format"] == "json"
