@@ -4,6 +4,7 @@ h200_llm_serve capture read back and checked against plain sqlite3, windows, the
 from __future__ import annotations
 
 import sqlite3
+from itertools import pairwise
 from pathlib import Path
 
 import duckdb
@@ -26,8 +27,8 @@ GPU = "NVIDIA H200 (0)"
 #   K1 gemm [0,100) stream 7, corr 11, grid 4x2x1, block 128x1x1, launched by cudaLaunchKernel [-20,-10)
 #   memcpy [100,150) stream 7 (1000 bytes, Pageable -> Device), its call cudaMemcpyAsync [90,95)
 #   cudaStreamSynchronize [120,180)
-#   K2 gemm [250,400) stream 7 and K3 fill (family memory) [350,450) stream 7, both launched by one cudaGraphLaunch [200,210):
-#      K3 overlaps K2 without nesting, so it goes to a second lane of stream 7
+#   K2 gemm [250,400) stream 7 and K3 fill (family memory) [350,450) stream 7, both launched by one
+#      cudaGraphLaunch [200,210): K3 overlaps K2 without nesting, so it goes to a second lane of stream 7
 #   K4 fill [510,600) stream 20, launched by cudaLaunchKernel [495,505)
 #   NVTX: "step" [-30,520), "attention" [190,215) inside it
 # span [0,600); kernel union [0,100) + [250,450) + [510,600) = 390
@@ -150,3 +151,131 @@ def test_hand_built_capture_as_chrome_json(tmp_path, run_cli):
     assert result.code == 0, result.err
     check_hand_built(read_json(tmp_path / "hand.json"))
     assert result.json()["format"] == "json"
+
+
+LLM = SAMPLES / "h200_llm_serve.sqlite"
+
+
+def sqlite_rows(query: str) -> list[tuple]:
+    with sqlite3.connect(LLM) as con:
+        return con.execute(query).fetchall()
+
+
+def test_llm_capture_read_back_against_sqlite(tmp_path, run_cli):
+    """The project's copy of the h200_llm_serve capture: every GPU operation is one slice, every launch call that
+    launched a kernel one flow, the busy counter's integral is the union of kernel time, and every slice's
+    arguments are those of its row in the store."""
+    out, db = tmp_path / "llm.pftrace", tmp_path / "store.duckdb"
+    result = run_cli("timeline", LLM, "-o", out, "--db", db)
+    assert result.code == 0, result.err
+    read = read_perfetto(out)
+    assert read.timestamps_sorted
+    gpu = [s for s in read.slices if s.track.startswith("Stream")]
+    kernels = sqlite_rows("SELECT k.start, k.end, k.streamId, k.correlationId, n.value, s.value, k.gridX, k.gridY, "
+                          "k.gridZ, k.blockX, k.blockY, k.blockZ FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                          "JOIN StringIds n ON n.id = k.demangledName JOIN StringIds s ON s.id = k.shortName")
+    memsets = sqlite_rows("SELECT start, end, streamId, correlationId, bytes FROM CUPTI_ACTIVITY_KIND_MEMSET")
+    # one slice per GPU operation, at its time on its stream, named by nsys's own short name
+    assert sorted((s.start_ns, s.end_ns, int(s.track.split()[1]), s.args["corr_id"]) for s in gpu) == \
+        sorted([k[:4] for k in kernels] + [m[:4] for m in memsets])
+    by_start = {(k[0], k[2]): k for k in kernels}
+    for s in gpu:
+        if s.args["op_kind"] == "kernel":
+            *_, full, short, gx, gy, gz, bx, by, bz = by_start[(s.start_ns, int(s.track.split()[1]))]
+            assert (s.name, s.args["full_name"]) == (short, full)
+            assert [s.args[k] for k in ("grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z")] == \
+                [gx, gy, gz, bx, by, bz]
+    assert sum(s.args["op_kind"] == "memset" for s in gpu) == len(memsets) == 24
+    # one flow per launch call that launched a kernel: the CUDA runtime call of the kernel's correlation id
+    launched = sqlite_rows("SELECT r.start, k.start FROM CUPTI_ACTIVITY_KIND_RUNTIME r "
+                           "JOIN CUPTI_ACTIVITY_KIND_KERNEL k ON k.correlationId = r.correlationId")
+    assert len(launched) == len(kernels) == 1256
+    assert read.flows() == set(launched)
+    # the busy counter: its integral is the union of the device's kernel intervals, within 1 ns per sample
+    for device in {d for (d,) in sqlite_rows("SELECT DISTINCT deviceId FROM CUPTI_ACTIVITY_KIND_KERNEL")}:
+        intervals = sqlite_rows(f"SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = {device}")
+        ((_, samples),) = [(k, v) for k, v in read.samples.items() if k[0].endswith(f"({device})")
+                           and k[1] == "GPU busy % (union of kernels)"]
+        integral = sum(value / 100 * (after - ts) for (ts, value), (after, _) in pairwise(samples))
+        assert abs(integral - length(union(intervals))) <= len(samples)
+        assert samples[-1][1] == 0.0
+    # every slice's arguments agree with the store
+    with duckdb.connect(str(db), read_only=True) as con:
+        rule_set = result.json()["rule_set"]
+        classes = dict(con.execute("SELECT name, component FROM name_classes WHERE rule_set_version = ?",
+                                   [rule_set["version"]]).fetchall())
+        families = dict(con.execute("SELECT name, family FROM name_families WHERE family_set_version = ?",
+                                    [rule_set["families"]["version"]]).fetchall())
+        stored = {(r[0], r[1]): r for r in con.execute(
+            "SELECT start_ns, stream_id, duration_ns, corr_id, name, op_kind, transfer_bytes FROM gpu_ops").fetchall()}
+    assert len(stored) == len(gpu)
+    for s in gpu:
+        _, _, duration, corr, name, kind, size = stored[(s.start_ns, int(s.track.split()[1]))]
+        assert (s.args["duration_ns"], s.args["corr_id"], s.args["full_name"], s.args["op_kind"]) == \
+            (duration, corr, name, kind)
+        assert s.args.get("transfer_bytes") == size
+        assert (s.args.get("component"), s.args.get("family")) == \
+            ((classes[name], families[name]) if kind == "kernel" else (None, None))
+    # the API calls: one slice per CUDA runtime call, on its thread
+    runtime = sqlite_rows("SELECT start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME")
+    cpu = [s for s in read.slices if s.process.endswith("(pid 455)") and not s.track.startswith("NVTX")]
+    assert sorted((s.start_ns, s.end_ns) for s in cpu) == sorted(runtime)
+    nvtx = sqlite_rows("SELECT start, end, text FROM NVTX_EVENTS WHERE end IS NOT NULL AND text IS NOT NULL")
+    assert sorted((s.start_ns, s.end_ns, s.name) for s in read.on("NVTX")) == sorted(nvtx)
+
+
+def test_by_nvtx_labels_each_operation_with_its_innermost_group(tmp_path, run_cli):
+    gpu = hand_capture(tmp_path / "capture")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "groups.pftrace", "--by-nvtx", "(step|attention)")
+    assert result.code == 0, result.err
+    read = read_perfetto(tmp_path / "groups.pftrace")
+    # K1 (call at -20), the memcpy (no launch row: its GPU start, 100) and K4 (call at 495) lie in 'step' alone;
+    # the graph launch at 200 lies in 'attention' too, the innermost range
+    assert {s.start_ns - T0: s.args["nvtx_group"] for s in read.on("Stream")} == \
+        {0: "step", 100: "step", 250: "attention", 350: "attention", 510: "step"}
+    assert result.json()["window"] == "by-nvtx (step|attention)"
+
+
+def test_a_range_keeps_the_operations_launched_in_it(tmp_path, run_cli):
+    gpu = hand_capture(tmp_path / "capture")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "range.json", "--range", f"{T0 + 190}:{T0 + 300}",
+                     "--bins", "2")
+    assert result.code == 0, result.err
+    read = read_json(tmp_path / "range.json")
+    # only the graph launch call (at 200) starts in the range: its kernels K2 [250,400) and K3 [350,450)
+    assert [(s.start_ns - T0, s.end_ns - T0) for s in read.on("Stream")] == [(250, 400), (350, 450)]
+    assert [s.name for s in read.on("python")] == ["cudaGraphLaunch_v10000"]
+    assert {(a - T0, b - T0) for a, b in read.flows()} == {(200, 250), (200, 350)}
+    # the window's span [250,450) in two bins of 100 ns, both busy
+    busy = read.samples[(GPU, "GPU busy % (union of kernels)")]
+    assert [(ts - T0, value) for ts, value in busy] == [(250, 100.0), (450, 0.0)]
+    assert read.on("Largest") == []  # K3 starts before K2 ends: no gap
+
+
+def test_max_events_cuts_the_timeline_where_the_limit_is_reached(tmp_path, run_cli):
+    gpu = hand_capture(tmp_path / "capture")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "cut.pftrace", "--bins", "6", "--max-events", "6")
+    assert result.code == 0, result.err
+    # event starts, in order: NVTX step -30, launch call -20, K1 0 and three counter samples at 0, then the
+    # memcpy call at 90: the timeline is cut there, 6 events kept
+    assert result.json()["cut_at_ns"] == T0 + 90
+    assert "cut at 1,000,090 ns (6 kept)" in result.err and "--range 1000090:" in result.err
+    read = read_perfetto(tmp_path / "cut.pftrace")
+    assert [(s.track, s.start_ns - T0) for s in sorted(read.slices, key=lambda s: s.start_ns)] == \
+        [("NVTX · python", -30), ("python", -20), ("Stream 7", 0)]
+    assert sum(len(v) for v in read.samples.values()) == 3
+    assert read.flows() == {(T0 - 20, T0)}
+
+
+@pytest.mark.parametrize("output", ["missing/t.pftrace", "."])
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path, run_cli, output):
+    gpu = hand_capture(tmp_path / "capture")
+    result = run_cli("timeline", gpu, "-o", tmp_path / output)
+    assert result.code == 2
+    assert result.err.count("\n") == 1 and "cannot write the timeline" in result.err
+    assert not list(tmp_path.glob("**/.*partial*"))
+
+
+def test_per_nvtx_is_no_option_of_the_timeline(tmp_path, run_cli):
+    result = run_cli("timeline", hand_capture(tmp_path / "capture"), "-o", tmp_path / "t.json", "--per-nvtx", "s")
+    assert result.code == 2 and result.err.count("\n") == 1

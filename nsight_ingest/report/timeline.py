@@ -34,6 +34,7 @@ UNKNOWN_PID = GPU_PID_BASE - 1  # API calls or ranges of an export that names no
 END, INSTANT_BEGIN, INSTANT_END, SAMPLE, BEGIN = range(5)
 
 BUSY = "GPU busy % (union of kernels)"
+CHUNK = 1 << 16  # events turned into Python values at a time
 
 
 @dataclass
@@ -60,9 +61,13 @@ class Slices:
     tracks: np.ndarray  # index into Timeline.tracks
     depth: np.ndarray  # nesting depth on its track (0: outermost)
     name: list[str]
-    args: list[dict[str, Any]]
+    columns: dict[str, list[Any]]  # argument name -> its value per slice (None: the slice has no such argument)
     flows_out: list[list[int]] | None = None
     flow_in: list[int | None] | None = None
+
+    def args(self, row: int) -> dict[str, Any]:
+        """The arguments of one slice (made when it is written: a dict per slice would hold gigabytes)."""
+        return {name: values[row] for name, values in self.columns.items() if values[row] is not None}
 
 
 @dataclass
@@ -135,8 +140,6 @@ def _lane_name(name: str, lane: int) -> str:
     return name if lane == 0 else f"{name} (overlapping {lane})"
 
 
-def _clean(args: dict[str, Any]) -> dict[str, Any]:
-    return {key: value for key, value in args.items() if value is not None}
 
 
 def _gpu(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int]) -> None:
@@ -155,10 +158,8 @@ def _gpu(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int]) 
     names = ("op_kind", "name", "component", "sub_component", "family", "stream_id", "corr_id", "duration_ns",
              "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "transfer_bytes", "src_mem_kind",
              "dst_mem_kind", "nvtx_group")
-    columns = {name: _column(gpu, name) for name in names}
-    args = [_clean({"full_name" if name == "name" else name: columns[name][i] for name in names})
-            for i in range(gpu.num_rows)]
-    timeline.slices.append(Slices("gpu_slices", start, end, tracks, depth, _column(gpu, "short_name"), args,
+    columns = {"full_name" if name == "name" else name: _column(gpu, name) for name in names}
+    timeline.slices.append(Slices("gpu_slices", start, end, tracks, depth, _column(gpu, "short_name"), columns,
                                   flow_in=_column(gpu, "flow_id")))
 
 
@@ -198,14 +199,11 @@ def _cpu(timeline: Timeline, rows: dict[str, Any], thread_names: dict[tuple[int,
 
         tracks, depth = _place(timeline, keys, start, end, thread_track)
         if nvtx:
-            args = [{"level": level, "duration_ns": e - s} if level is not None else {"duration_ns": e - s}
-                    for level, s, e in zip(_column(table, "level"), start.tolist(), end.tolist(), strict=True)]
-            timeline.slices.append(Slices("nvtx_slices", start, end, tracks, depth, _column(table, "name"), args))
+            columns = {"level": _column(table, "level"), "duration_ns": (end - start).tolist()}
+            timeline.slices.append(Slices("nvtx_slices", start, end, tracks, depth, _column(table, "name"), columns))
         else:
-            args = [_clean({"kind": kind, "corr_id": corr, "duration_ns": duration})
-                    for kind, corr, duration in zip(_column(table, "kind"), _column(table, "corr_id"),
-                                                    _column(table, "duration_ns"), strict=True)]
-            timeline.slices.append(Slices("cpu_slices", start, end, tracks, depth, _column(table, "name"), args,
+            columns = {name: _column(table, name) for name in ("kind", "corr_id", "duration_ns")}
+            timeline.slices.append(Slices("cpu_slices", start, end, tracks, depth, _column(table, "name"), columns,
                                           flows_out=_column(table, "flow_ids")))
 
 
@@ -257,8 +255,8 @@ def _gaps(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int])
     names = [f"idle {_duration(g['gap_ns'])}: {(g['idle_cause'] or 'unknown').replace('_', ' ')}" for g in gaps]
     keys = ("gap_ns", "idle_cause", "memory_transfer_ns", "synchronization_ns", "cpu_launch_ns", "other_ns",
             "before", "before_component", "after", "after_component", "stream_id")
-    args = [_clean({key: g[key] for key in keys}) for g in gaps]
-    timeline.slices.append(Slices("gap_markers", start, end, tracks, depth, names, args))
+    timeline.slices.append(Slices("gap_markers", start, end, tracks, depth, names,
+                                  {key: [g[key] for g in gaps] for key in keys}))
 
 
 def build(rows: dict[str, Any]) -> Timeline:
@@ -311,8 +309,6 @@ def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[int, int, 
         row += [keep, keep]
     for number, (times, _, _) in enumerate(timeline.samples):
         keep = np.nonzero(times < before)[0] if before is not None else np.arange(len(times))
-        if before is not None and len(keep) and len(keep) < len(times):  # a closing sample where the cut falls
-            keep = np.append(keep, keep[-1] + 1)
         ts.append(times[keep])
         phase.append(np.full(len(keep), SAMPLE))
         second.append(np.zeros(len(keep), dtype=np.int64))
@@ -320,11 +316,13 @@ def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[int, int, 
         kind.append(np.full(len(keep), -1 - number))
         row.append(keep)
     if not ts:
-        return iter(())
+        return
     ts_all, phase_all, kind_all, row_all = (np.concatenate(a) for a in (ts, phase, kind, row))
     order = np.lexsort((np.concatenate(third), np.concatenate(second), phase_all, ts_all))
-    return zip(phase_all[order].tolist(), kind_all[order].tolist(), row_all[order].tolist(),
-               ts_all[order].tolist(), strict=True)
+    for first in range(0, len(order), CHUNK):  # Python ints a chunk at a time: millions of them hold gigabytes
+        part = order[first:first + CHUNK]
+        yield from zip(phase_all[part].tolist(), kind_all[part].tolist(), row_all[part].tolist(),
+                       ts_all[part].tolist(), strict=True)
 
 
 def _kept_flows(timeline: Timeline, before: int | None) -> set[int]:
@@ -532,7 +530,7 @@ def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
                     continue
                 flows_out = [f for f in slices.flows_out[row] if f in flows] if slices.flows_out else []
                 flow_in = slices.flow_in[row] if slices.flow_in and slices.flow_in[row] in flows else None
-                writer.slice_begin(track, ts, int(slices.end[row]), slices.name[row], slices.args[row], flows_out,
+                writer.slice_begin(track, ts, int(slices.end[row]), slices.name[row], slices.args(row), flows_out,
                                    flow_in)
                 counts[slices.kind] += 1
             writer.close(metadata)

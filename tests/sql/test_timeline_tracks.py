@@ -1,0 +1,80 @@
+"""The timeline modules alone: counters binned by hand, launch calls paired with their kernels, API calls on their
+threads."""
+
+from __future__ import annotations
+
+from tests.sql.conftest import given
+
+A, B = "GPU A", "GPU B"
+
+
+def test_counters_bin_the_union_and_each_family(scope):
+    """Span [0,90) in --bins 3: bins of 30 ns. Device A: gemm [0,40) and gemm [20,50) on two streams, a copy kernel
+    [70,80); device B: a copy kernel [10,90).
+
+        ns/10      0 1 2 3 4 5 6 7 8
+        A gemm     gggg
+        A gemm         ggg
+        A copy                 c
+        B copy       ccccccccc (to 90)
+
+    A busy (union [0,50) + [70,80)): [0,30) 30, [30,60) 20, [60,90) 10; A gemm summed: [0,30) 30 + 10 = 40,
+    [30,60) 10 + 20 = 30, [60,90) 0; A memory: 0, 0, 10. B busy and memory: [10,30) 20, 30, 30."""
+    given(scope, "scope.ops", ["op_kind", "device", "start_ns", "end_ns"],
+          [("kernel", A, 0, 40), ("kernel", A, 20, 50), ("kernel", A, 70, 80), ("kernel", B, 10, 90)])
+    given(scope, "scope.kernels", ["device", "start_ns", "end_ns", "name_id"],
+          [(A, 0, 40, 1), (A, 20, 50, 1), (A, 70, 80, 2), (B, 10, 90, 2)])
+    given(scope, "classify.kernel_families", ["name_id", "family"], [(1, "gemm"), (2, "memory")])
+    rows = [tuple(r.values()) for r in scope.rows("timeline.counters", bins=3)]
+    assert rows == [
+        (A, None, 0, 30, 30), (A, None, 30, 30, 20), (A, None, 60, 30, 10),
+        (A, "gemm", 0, 30, 40), (A, "gemm", 30, 30, 30), (A, "gemm", 60, 30, 0),
+        (A, "memory", 0, 30, 0), (A, "memory", 30, 30, 0), (A, "memory", 60, 30, 10),
+        (B, None, 0, 30, 20), (B, None, 30, 30, 30), (B, None, 60, 30, 30),
+        (B, "memory", 0, 30, 20), (B, "memory", 30, 30, 30), (B, "memory", 60, 30, 30),
+    ]
+
+
+def test_counters_last_bin_ends_at_the_span(scope):
+    """Span [0,100) in 3 bins: width 34 (100/3 rounded up), the last bin [68,100) is 32 wide."""
+    given(scope, "scope.ops", ["op_kind", "device", "start_ns", "end_ns"], [("kernel", A, 0, 100)])
+    given(scope, "scope.kernels", ["device", "start_ns", "end_ns", "name_id"], [(A, 0, 100, 1)])
+    given(scope, "classify.kernel_families", ["name_id", "family"], [(1, "gemm")])
+    busy = [(r["bin_start_ns"], r["bin_ns"], r["time_ns"]) for r in scope.rows("timeline.counters", bins=3)
+            if r["family"] is None]
+    assert busy == [(0, 34, 34), (34, 34, 34), (68, 32, 32)]
+
+
+def test_launch_rows_pair_with_their_kernels_in_order(scope):
+    """Two kernels of device 0 start at 100 on two streams (op ids 5 and 6), launched by calls at 10 and 20 (one
+    per row): they pair in order. A row whose kernel is not in the scope (start 900) has no op_id; device 1's
+    kernel at 100 pairs with device 1's row."""
+    given(scope, "timeline.ops", ["op_id", "op_kind", "device_index", "start_ns"],
+          [(5, "kernel", 0, 100), (6, "kernel", 0, 100), (7, "kernel", 1, 100), (8, "memcpy", 0, 50)])
+    given(scope, "scope.launches", ["api_start_ns", "api_duration_ns", "kernel_start_ns", "pid", "tid",
+                                    "device_index", "api_function"],
+          [(20, 5, 100, 1, 1, 0, "cudaLaunchKernel"), (10, 5, 100, 1, 1, 0, "cudaLaunchKernel"),
+           (30, 5, 100, 1, 2, 1, "cudaLaunchKernel"), (40, 5, 900, 1, 1, 0, "cudaLaunchKernel")])
+    scope.build("timeline.launch_flows")
+    rows = scope.con.execute("SELECT flow_id, api_start_ns, tid, op_id FROM timeline_launch_flows ORDER BY flow_id")
+    assert rows.fetchall() == [(1, 10, 1, 5), (2, 20, 1, 6), (3, 30, 2, 7), (4, 40, 1, None)]
+
+
+def test_api_calls_on_their_threads(scope):
+    """A graph launch call (two rows, two kernels, one not in the scope) is one slice with the flow of the kernel
+    in the scope; the API trace's copy of a launch call (same thread and start) gives its name and correlation id;
+    the other calls are synchronization or api."""
+    given(scope, "timeline.launch_flows", ["flow_id", "pid", "tid", "api_start_ns", "api_duration_ns",
+                                           "api_function", "op_id"],
+          [(1, 1, 1, 10, 5, "cudaGraphLaunch", 7), (2, 1, 1, 10, 5, "cudaGraphLaunch", None),
+           (3, 1, 2, 30, 4, "cudaLaunchKernel", 8)])
+    given(scope, "scope.api_calls", ["start_ns", "duration_ns", "end_ns", "name", "corr_id", "pid", "tid"],
+          [(10, 5, 15, "cudaGraphLaunch_v10000", 41, 1, 1), (20, 8, 28, "cudaStreamSynchronize", 42, 1, 1),
+           (40, 2, 42, "cudaMalloc", 43, 1, 2)])
+    rows = [tuple(r.values()) for r in scope.rows("timeline.cpu_slices")]
+    assert rows == [
+        (1, 1, 10, 5, "cudaGraphLaunch_v10000", "launch", [1], 41),
+        (1, 1, 20, 8, "cudaStreamSynchronize", "synchronization", [], 42),
+        (1, 2, 30, 4, "cudaLaunchKernel", "launch", [3], None),
+        (1, 2, 40, 2, "cudaMalloc", "api", [], 43),
+    ]
