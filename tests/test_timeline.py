@@ -10,7 +10,7 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, launch_row, memop_row, write
+from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, launch_row, memop_row, write
 from tests.intervals import length, union
 from tests.perfetto_reader import Read, Slice, read_json, read_perfetto
 
@@ -279,3 +279,22 @@ def test_an_output_that_cannot_be_written_is_one_line(tmp_path, run_cli, output)
 def test_per_nvtx_is_no_option_of_the_timeline(tmp_path, run_cli):
     result = run_cli("timeline", hand_capture(tmp_path / "capture"), "-o", tmp_path / "t.json", "--per-nvtx", "s")
     assert result.code == 2 and result.err.count("\n") == 1
+
+
+FORMS = DATA / "h200_llm_serve"
+
+
+def test_every_export_form_gives_the_same_timeline(tmp_path, run_cli):
+    """The same capture as nsys .sqlite, parquetdir, arrowdir and CSV set: the same slices, arguments, flows and
+    counters (the CSV reports round memset sizes to kB: transfer_bytes is left out)."""
+    timelines = []
+    for number, form in enumerate(("llm2.sqlite", "llm2_pq", "llm2_arrow", "llm2_cuda_gpu_trace.csv")):
+        out = tmp_path / f"{number}.pftrace"
+        result = run_cli("timeline", FORMS / form, "-o", out)
+        assert result.code == 0, result.err
+        read = read_perfetto(out)
+        slices = sorted((s.process, s.track, s.start_ns, s.end_ns, s.name,
+                         sorted((k, v) for k, v in s.args.items() if k != "transfer_bytes")) for s in read.slices)
+        timelines.append((slices, read.flows(), dict(read.samples)))
+    assert len(timelines[0][0]) > 3000 and len(timelines[0][1]) == 1256
+    assert all(timeline == timelines[0] for timeline in timelines[1:])

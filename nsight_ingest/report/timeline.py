@@ -1,5 +1,5 @@
 """A capture's timeline as a file: Perfetto's protobuf trace format (TrackEvent packets built with the perfetto
-package's proto classes), or Chrome's trace-event JSON for a path ending in `.json` (chrome://tracing and
+package's generated proto classes), or Chrome's trace-event JSON for a path ending in `.json` (chrome://tracing and
 ui.perfetto.dev open both).
 
 What it holds (the rows of nsight_ingest.analysis.timeline):
@@ -338,21 +338,28 @@ def _kept_flows(timeline: Timeline, before: int | None) -> set[int]:
 
 
 class _ProtoWriter:
-    """Perfetto TrackEvent packets on one sequence, event names and argument names and values interned."""
+    """Perfetto TrackEvent packets on one sequence, event names and argument names and values interned; packets
+    are serialized a batch at a time (serialized Trace messages one after another make one Trace)."""
 
     SEQUENCE = 1
+    BATCH = 4096
+    # arguments whose values differ from slice to slice: the others are serialized once per set of values
+    VARYING = frozenset({"corr_id", "duration_ns", "transfer_bytes"})
 
     def __init__(self, out: IO[bytes], offset: int) -> None:
         from perfetto.protos.perfetto.trace import perfetto_trace_pb2 as proto
-        from perfetto.trace_builder.proto_builder import StreamingTraceProtoBuilder
 
-        self.proto, self.builder, self.offset = proto, StreamingTraceProtoBuilder(out), offset
+        self.proto, self.out, self.offset = proto, out, offset
+        self.trace = proto.Trace()
         self.interned: dict[str, dict[str, int]] = {"event_names": {}, "debug_annotation_names": {},
                                                     "debug_annotation_string_values": {}}
+        self.constant: dict[tuple[tuple[str, Any], ...], bytes] = {}
         self.first = True
 
     def _packet(self) -> Any:
-        packet = self.builder.create_packet()
+        if len(self.trace.packet) >= self.BATCH:
+            self._flush()
+        packet = self.trace.packet.add()
         packet.trusted_packet_sequence_id = self.SEQUENCE
         if self.first:
             packet.sequence_flags = self.proto.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
@@ -360,6 +367,10 @@ class _ProtoWriter:
         else:
             packet.sequence_flags = self.proto.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE
         return packet
+
+    def _flush(self) -> None:
+        self.out.write(self.trace.SerializeToString())
+        self.trace = self.proto.Trace()
 
     def _iid(self, packet: Any, table: str, text: str) -> int:
         known = self.interned[table]
@@ -373,20 +384,27 @@ class _ProtoWriter:
                 entry.name = text
         return known[text]
 
+    def _annotate(self, event: Any, packet: Any, key: str, value: Any) -> None:
+        annotation = event.debug_annotations.add()
+        annotation.name_iid = self._iid(packet, "debug_annotation_names", key)
+        if isinstance(value, bool) or not isinstance(value, int | float):
+            annotation.string_value_iid = self._iid(packet, "debug_annotation_string_values", str(value))
+        elif isinstance(value, int):
+            annotation.int_value = value
+        else:
+            annotation.double_value = value
+
     def tracks(self, timeline: Timeline) -> None:
         process_uuid = {pid: (1 << 40) + number for number, pid in enumerate(timeline.processes)}
         for pid, (name, rank) in timeline.processes.items():
-            packet = self._packet()
-            descriptor = packet.track_descriptor
+            descriptor = self._packet().track_descriptor
             descriptor.uuid = process_uuid[pid]
             descriptor.process.pid = pid
             descriptor.process.process_name = name
             descriptor.child_ordering = self.proto.TrackDescriptor.EXPLICIT
             descriptor.sibling_order_rank = rank
-            self.builder.write_packet(packet)
         for track in timeline.tracks:
-            packet = self._packet()
-            descriptor = packet.track_descriptor
+            descriptor = self._packet().track_descriptor
             descriptor.uuid = track.uuid
             descriptor.parent_uuid = process_uuid[track.pid]
             descriptor.sibling_order_rank = track.rank
@@ -400,7 +418,6 @@ class _ProtoWriter:
                 descriptor.counter.unit_name = track.unit
             if track.description:
                 descriptor.description = track.description
-            self.builder.write_packet(packet)
 
     def slice_begin(self, track: Track, ts: int, end: int, name: str, args: dict[str, Any], flows_out: list[int],
                     flow_in: int | None) -> None:
@@ -410,26 +427,25 @@ class _ProtoWriter:
         event.type = self.proto.TrackEvent.TYPE_SLICE_BEGIN
         event.track_uuid = track.uuid
         event.name_iid = self._iid(packet, "event_names", name)
-        for key, value in args.items():
-            annotation = event.debug_annotations.add()
-            annotation.name_iid = self._iid(packet, "debug_annotation_names", key)
-            if isinstance(value, bool) or not isinstance(value, int | float):
-                annotation.string_value_iid = self._iid(packet, "debug_annotation_string_values", str(value))
-            elif isinstance(value, int):
-                annotation.int_value = value
-            else:
-                annotation.double_value = value
+        constant = tuple((key, value) for key, value in args.items() if key not in self.VARYING)
+        serialized = self.constant.get(constant)
+        if serialized is None:  # interned in this packet, before any packet reuses the bytes
+            scratch = self.proto.TrackEvent()
+            for key, value in constant:
+                self._annotate(scratch, packet, key, value)
+            serialized = self.constant[constant] = scratch.SerializeToString()
+        event.MergeFromString(serialized)
+        for key in self.VARYING.intersection(args):
+            self._annotate(event, packet, key, args[key])
         event.flow_ids.extend(flows_out)
         if flow_in is not None:
             event.terminating_flow_ids.append(flow_in)
-        self.builder.write_packet(packet)
 
     def slice_end(self, track: Track, ts: int) -> None:
         packet = self._packet()
         packet.timestamp = ts + self.offset
         packet.track_event.type = self.proto.TrackEvent.TYPE_SLICE_END
         packet.track_event.track_uuid = track.uuid
-        self.builder.write_packet(packet)
 
     def sample(self, track: Track, ts: int, value: float) -> None:
         packet = self._packet()
@@ -437,10 +453,10 @@ class _ProtoWriter:
         packet.track_event.type = self.proto.TrackEvent.TYPE_COUNTER
         packet.track_event.track_uuid = track.uuid
         packet.track_event.double_counter_value = value
-        self.builder.write_packet(packet)
 
     def close(self, metadata: dict[str, Any]) -> None:
-        """Nothing follows the events in a protobuf trace (its metadata is in the command's answer)."""
+        """Write the last batch (a protobuf trace holds no metadata: it is in the command's answer)."""
+        self._flush()
 
 
 def _us(ns: int) -> str:
