@@ -5,6 +5,7 @@ from __future__ import annotations
 import csv
 import inspect
 import os
+import signal
 import sys
 from enum import StrEnum
 from pathlib import Path
@@ -330,8 +331,14 @@ def query(
         print(report.to_json([dict(zip(columns, row, strict=True)) for row in rows]))
 
 
+def _terminate(signum: int, frame: Any) -> None:
+    """A termination request (SIGTERM) unwinds as an exit: files half written are removed on the way out."""
+    raise SystemExit(128 + signum)
+
+
 def main() -> None:
     """Console entry point: one-line errors with exit code 2 for bad input, never a traceback."""
+    signal.signal(signal.SIGTERM, _terminate)
     try:
         code = app(standalone_mode=False)
     except UsageError as exc:

@@ -3,7 +3,11 @@ h200_llm_serve capture read back and checked against plain sqlite3, windows, the
 
 from __future__ import annotations
 
+import gzip
+import os
+import signal
 import sqlite3
+import time
 from itertools import pairwise
 from pathlib import Path
 
@@ -24,6 +28,7 @@ T0 = 1_000_000
 GPU = "NVIDIA H200 (0)"
 
 # One device, one thread (pid 1, tid 1, "python"); times relative to T0 (ns):
+#   (a kernel's correlation id is that of the API call that launched it: K2 and K3 share the graph launch's)
 #   K1 gemm [0,100) stream 7, corr 11, grid 4x2x1, block 128x1x1, launched by cudaLaunchKernel [-20,-10)
 #   memcpy [100,150) stream 7 (1000 bytes, Pageable -> Device), its call cudaMemcpyAsync [90,95)
 #   cudaStreamSynchronize [120,180)
@@ -38,7 +43,7 @@ GPU = "NVIDIA H200 (0)"
 KERNELS = [  # (start, duration, name, stream, corr, grid, block, call start)
     (0, 100, GEMM, 7, 11, (4, 2, 1), (128, 1, 1), -20),
     (250, 150, GEMM, 7, 12, (8, 1, 1), (256, 1, 1), 200),
-    (350, 100, FILL, 7, 13, (16, 1, 1), (64, 2, 1), 200),
+    (350, 100, FILL, 7, 12, (16, 1, 1), (64, 2, 1), 200),
     (510, 90, FILL, 20, 14, (2, 1, 1), (32, 1, 1), 495),
 ]
 
@@ -87,7 +92,7 @@ EXPECTED_GPU = [  # by track name; the gemm is no component of the default set: 
      None, None, None, 1000, "Pageable", "Device"),
     (GPU, "Stream 7", 250, 400, "Kernel2", "kernel", "other", "gemm", 12, 150, 8, 1, 1, 256, 1, 1, None, None, None),
     (GPU, "Stream 7 (overlapping 1)", 350, 450, "vectorized_elementwise_kernel", "kernel", "other", "memory",
-     13, 100, 16, 1, 1, 64, 2, 1, None, None, None),
+     12, 100, 16, 1, 1, 64, 2, 1, None, None, None),
 ]
 EXPECTED_CPU = [
     ("python (pid 1)", "python", -20, -10, "cudaLaunchKernel_v7000", "launch", 11),
@@ -256,24 +261,64 @@ def test_max_events_cuts_the_timeline_where_the_limit_is_reached(tmp_path, run_c
     gpu = hand_capture(tmp_path / "capture")
     result = run_cli("timeline", gpu, "-o", tmp_path / "cut.pftrace", "--bins", "6", "--max-events", "6")
     assert result.code == 0, result.err
-    # event starts, in order: NVTX step -30, launch call -20, K1 0 and three counter samples at 0, then the
-    # memcpy call at 90: the timeline is cut there, 6 events kept
+    # what a cut goes by, in order: NVTX step -30, the launch call -20, K1 (launched at -20), three counter samples
+    # at 0, then the memcpy call at 90: the timeline is cut there, 6 events kept, each counter closed at 0 there
     assert result.json()["cut_at_ns"] == T0 + 90
-    assert "cut at 1,000,090 ns (6 kept)" in result.err and "--range 1000090:" in result.err
+    assert "cut at 1,000,090 ns, the 6 launched or starting before it written" in result.err
+    assert "--range 1000090: or" in result.err
     read = read_perfetto(tmp_path / "cut.pftrace")
     assert [(s.track, s.start_ns - T0) for s in sorted(read.slices, key=lambda s: s.start_ns)] == \
         [("NVTX · python", -30), ("python", -20), ("Stream 7", 0)]
-    assert sum(len(v) for v in read.samples.values()) == 3
+    assert {track: [(ts - T0, v) for ts, v in values] for (_, track), values in read.samples.items()} == {
+        "GPU busy % (union of kernels)": [(0, 100.0), (90, 0.0)], "gemm kernel time %": [(0, 100.0), (90, 0.0)],
+        "memory kernel time %": [(0, 0.0), (90, 0.0)]}
     assert read.flows() == {(T0 - 20, T0)}
+    assert result.json()["events"]["counter_samples"] == 6
 
 
-@pytest.mark.parametrize("output", ["missing/t.pftrace", "."])
-def test_an_output_that_cannot_be_written_is_one_line(tmp_path, run_cli, output):
+def test_the_range_a_cut_names_shows_the_rest(tmp_path, run_cli):
+    """Cut, then the suggested --range: every GPU operation is in one of the two files (a kernel by its launch
+    call's time, as windows take it)."""
     gpu = hand_capture(tmp_path / "capture")
-    result = run_cli("timeline", gpu, "-o", tmp_path / output)
+    first = run_cli("timeline", gpu, "-o", tmp_path / "first.pftrace", "--max-events", "12", "--range", f":{T0 + 1000}")
+    assert first.code == 0, first.err
+    at = first.json()["cut_at_ns"]
+    assert f"--range {at}:{T0 + 1000} or" in first.err
+    rest = run_cli("timeline", gpu, "-o", tmp_path / "rest.pftrace", "--range", f"{at}:{T0 + 1000}")
+    assert rest.code == 0, rest.err
+    pages = [read_perfetto(tmp_path / name).on("Stream") for name in ("first.pftrace", "rest.pftrace")]
+    assert sorted(s.start_ns - T0 for page in pages for s in page) == [0, 100, 250, 350, 510]
+
+
+def test_gzipped_outputs(tmp_path, run_cli):
+    gpu = hand_capture(tmp_path / "capture")
+    for name in ("hand.json.gz", "hand.pftrace.gz"):
+        result = run_cli("timeline", gpu, "-o", tmp_path / name, "--bins", "6")
+        assert result.code == 0, result.err
+        plain = tmp_path / name.removesuffix(".gz")
+        plain.write_bytes(gzip.decompress((tmp_path / name).read_bytes()))
+        check_hand_built(read_json(plain) if name.startswith("hand.json") else read_perfetto(plain))
+
+
+def test_no_gap_to_mark(tmp_path, run_cli):
+    result = run_cli("timeline", hand_capture(tmp_path / "capture"), "-o", tmp_path / "t.pftrace", "--top", "0")
+    assert result.code == 0, result.err
+    assert result.json()["events"]["gap_markers"] == 0
+
+
+@pytest.mark.parametrize(("output", "message"), [
+    ("missing/t.pftrace", "cannot write the timeline"), (".", "name the timeline file"), ("", "name the timeline file"),
+    ("-", "name the timeline file"), ("capture/hand_cuda_gpu_trace.csv", "an input of the timeline"),
+    ("capture/hand_cuda_api_trace.csv", "an input of the timeline")])
+def test_an_output_that_cannot_be_written_is_one_line(tmp_path, run_cli, monkeypatch, output, message):
+    gpu = hand_capture(tmp_path / "capture")
+    before = {path: path.read_bytes() for path in (tmp_path / "capture").iterdir()}
+    monkeypatch.chdir(tmp_path)
+    result = run_cli("timeline", gpu, "-o", output)
     assert result.code == 2
-    assert result.err.count("\n") == 1 and "cannot write the timeline" in result.err
+    assert result.err.count("\n") == 1 and message in result.err
     assert not list(tmp_path.glob("**/.*partial*"))
+    assert {path: path.read_bytes() for path in (tmp_path / "capture").iterdir()} == before
 
 
 def test_per_nvtx_is_no_option_of_the_timeline(tmp_path, run_cli):
@@ -298,3 +343,33 @@ def test_every_export_form_gives_the_same_timeline(tmp_path, run_cli):
         timelines.append((slices, read.flows(), dict(read.samples)))
     assert len(timelines[0][0]) > 3000 and len(timelines[0][1]) == 1256
     assert all(timeline == timelines[0] for timeline in timelines[1:])
+
+
+def test_without_kern_exec_rows_flows_follow_the_correlation_ids(tmp_path, run_cli):
+    gpu = hand_capture(tmp_path / "capture")
+    (tmp_path / "capture" / "hand_cuda_kern_exec_trace.csv").unlink()
+    result = run_cli("timeline", gpu, "-o", tmp_path / "t.pftrace")
+    assert result.code == 0, result.err
+    assert "no sibling cuda_kern_exec_trace" in result.err
+    read = read_perfetto(tmp_path / "t.pftrace")
+    # the API trace's launch calls (corr 11, 12, 14) caused the kernels of those ids; the graph launch two
+    assert {(a - T0, b - T0) for a, b in read.flows()} == EXPECTED_FLOWS
+    assert slice_rows(read.on("python"), "kind", "corr_id") == EXPECTED_CPU
+
+
+def test_a_terminated_run_leaves_no_file(tmp_path, run_cli, monkeypatch):
+    """SIGTERM in the middle of writing: exit 143, neither the timeline nor its temporary file is left."""
+    from nsight_ingest.report import timeline
+
+    def terminated(*_):
+        os.kill(os.getpid(), signal.SIGTERM)
+        time.sleep(1)  # the handler runs here
+
+    monkeypatch.setattr(timeline._ProtoWriter, "slice_end", terminated)
+    previous = signal.getsignal(signal.SIGTERM)
+    try:
+        result = run_cli("timeline", hand_capture(tmp_path / "capture"), "-o", tmp_path / "t.pftrace")
+    finally:
+        signal.signal(signal.SIGTERM, previous)
+    assert result.code == 143
+    assert [p.name for p in tmp_path.iterdir()] == ["capture"]

@@ -9,7 +9,7 @@ from typing import Any
 from nsight_ingest.analysis import idle, inputs_block, rule_set_block
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.sqlmodules import Scope, fills
-from nsight_ingest.store import Capture
+from nsight_ingest.store import TIME_LIMIT_NS, Capture
 
 
 @fills("timeline.groups")
@@ -39,6 +39,9 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "threads": scope.rows("timeline.threads"),
         "gaps": [idle.gap_causes(gap, idle.unknown_causes(capture)) for gap in gaps],
         "window": window.label if window else None,
+        # a --range window's end, for the range that shows what a cut leaves out (None: no end, or NVTX ranges)
+        "range_end_ns": window.ranges[0][1] if window and not window.nvtx and window.ranges[0][1] < TIME_LIMIT_NS
+        else None,
         "inputs": inputs_block(capture.roles()),
         "rule_set": rule_set_block(scope.context),
     }

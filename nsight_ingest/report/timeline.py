@@ -14,6 +14,7 @@ counter samples the timeline is cut at the time the limit is reached.
 
 from __future__ import annotations
 
+import gzip
 import json
 import os
 from collections.abc import Iterator
@@ -23,6 +24,7 @@ from typing import IO, Any
 
 import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
 
 from nsight_ingest.errors import InputError
 
@@ -34,6 +36,7 @@ UNKNOWN_PID = GPU_PID_BASE - 1  # API calls or ranges of an export that names no
 END, INSTANT_BEGIN, INSTANT_END, SAMPLE, BEGIN = range(5)
 
 BUSY = "GPU busy % (union of kernels)"
+KINDS = ("gpu_slices", "gap_markers", "cpu_slices", "nvtx_slices")
 CHUNK = 1 << 16  # events turned into Python values at a time
 
 
@@ -55,15 +58,16 @@ class Track:
 class Slices:
     """Slices of one kind, column-wise: times, track per slice, name, arguments and flows, per row."""
 
-    kind: str  # gpu_slices, gap_markers, cpu_slices, nvtx_slices
+    kind: str  # one of KINDS
     start: np.ndarray
     end: np.ndarray
+    order: np.ndarray  # the time a cut goes by: a kernel's launch call start (as windows take it), else its start
     tracks: np.ndarray  # index into Timeline.tracks
     depth: np.ndarray  # nesting depth on its track (0: outermost)
-    name: list[str]
-    columns: dict[str, list[Any]]  # argument name -> its value per slice (None: the slice has no such argument)
+    name: Values | list[str]
+    columns: dict[str, Values | list[Any]]  # argument name -> its value per slice (None: no such argument)
     flows_out: list[list[int]] | None = None
-    flow_in: list[int | None] | None = None
+    flow_in: Values | None = None
 
     def args(self, row: int) -> dict[str, Any]:
         """The arguments of one slice (made when it is written: a dict per slice would hold gigabytes)."""
@@ -87,6 +91,31 @@ class Timeline:
 
 def _column(table: pa.Table, name: str) -> list[Any]:
     return table.column(name).to_pylist()
+
+
+class Values:
+    """A column of slice values held compactly, read one at a time: text dictionary-encoded, integers in a numpy
+    array with their nulls apart (a Python object per value would take gigabytes for millions of slices)."""
+
+    def __init__(self, column: pa.ChunkedArray) -> None:
+        array = column.combine_chunks()
+        self.text = pa.types.is_string(array.type) or pa.types.is_large_string(array.type)
+        if self.text:
+            encoded = array.dictionary_encode()
+            self.codes = pc.fill_null(encoded.indices, -1).to_numpy()
+            self.words = [*encoded.dictionary.to_pylist(), None]  # code -1: null
+        else:
+            self.nulls = array.is_null().to_numpy(zero_copy_only=False)
+            self.numbers = pc.fill_null(array, 0).to_numpy()
+
+    def __getitem__(self, row: int) -> Any:
+        if self.text:
+            return self.words[self.codes[row]]
+        return None if self.nulls[row] else int(self.numbers[row])
+
+
+def _values(table: pa.Table, name: str) -> Values:
+    return Values(table.column(name))
 
 
 def _times(table: pa.Table, name: str) -> np.ndarray:
@@ -158,9 +187,9 @@ def _gpu(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int]) 
     names = ("op_kind", "name", "component", "sub_component", "family", "stream_id", "corr_id", "duration_ns",
              "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "transfer_bytes", "src_mem_kind",
              "dst_mem_kind", "nvtx_group")
-    columns = {"full_name" if name == "name" else name: _column(gpu, name) for name in names}
-    timeline.slices.append(Slices("gpu_slices", start, end, tracks, depth, _column(gpu, "short_name"), columns,
-                                  flow_in=_column(gpu, "flow_id")))
+    columns = {"full_name" if name == "name" else name: _values(gpu, name) for name in names}
+    timeline.slices.append(Slices("gpu_slices", start, end, _times(gpu, "launch_or_start_ns"), tracks, depth,
+                                  _values(gpu, "short_name"), columns, flow_in=_values(gpu, "flow_id")))
 
 
 def _threads(timeline: Timeline, rows: dict[str, Any]) -> dict[tuple[int, int | None], str]:
@@ -199,11 +228,13 @@ def _cpu(timeline: Timeline, rows: dict[str, Any], thread_names: dict[tuple[int,
 
         tracks, depth = _place(timeline, keys, start, end, thread_track)
         if nvtx:
-            columns = {"level": _column(table, "level"), "duration_ns": (end - start).tolist()}
-            timeline.slices.append(Slices("nvtx_slices", start, end, tracks, depth, _column(table, "name"), columns))
+            columns = {"level": _values(table, "level"), "duration_ns": (end - start).tolist()}
+            timeline.slices.append(Slices("nvtx_slices", start, end, start, tracks, depth, _values(table, "name"),
+                                          columns))
         else:
-            columns = {name: _column(table, name) for name in ("kind", "corr_id", "duration_ns")}
-            timeline.slices.append(Slices("cpu_slices", start, end, tracks, depth, _column(table, "name"), columns,
+            columns = {name: _values(table, name) for name in ("kind", "corr_id", "duration_ns")}
+            timeline.slices.append(Slices("cpu_slices", start, end, start, tracks, depth, _values(table, "name"),
+                                          columns,
                                           flows_out=_column(table, "flow_ids")))
 
 
@@ -255,7 +286,7 @@ def _gaps(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int])
     names = [f"idle {_duration(g['gap_ns'])}: {(g['idle_cause'] or 'unknown').replace('_', ' ')}" for g in gaps]
     keys = ("gap_ns", "idle_cause", "memory_transfer_ns", "synchronization_ns", "cpu_launch_ns", "other_ns",
             "before", "before_component", "after", "after_component", "stream_id")
-    timeline.slices.append(Slices("gap_markers", start, end, tracks, depth, names,
+    timeline.slices.append(Slices("gap_markers", start, end, start, tracks, depth, names,
                                   {key: [g[key] for g in gaps] for key in keys}))
 
 
@@ -286,7 +317,7 @@ class Cut:
 
 def cut(timeline: Timeline, max_events: int) -> Cut:
     """The time before which at most `max_events` slices and counter samples start."""
-    starts = np.concatenate([s.start for s in timeline.slices] + [ts for ts, _, _ in timeline.samples] or
+    starts = np.concatenate([s.order for s in timeline.slices] + [ts for ts, _, _ in timeline.samples] or
                             [np.zeros(0, dtype=np.int64)])
     if len(starts) <= max_events:
         return Cut(None, len(starts), len(starts))
@@ -298,7 +329,7 @@ def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[int, int, 
     """(phase, kind index or -1 for samples, row, timestamp) of every event to write, in time order."""
     ts, phase, second, third, kind, row = [], [], [], [], [], []
     for number, slices in enumerate(timeline.slices):
-        keep = np.nonzero(slices.start < before)[0] if before is not None else np.arange(len(slices.start))
+        keep = np.nonzero(slices.order < before)[0] if before is not None else np.arange(len(slices.start))
         s, e, d = slices.start[keep], slices.end[keep], slices.depth[keep]
         zero = s == e
         ts += [s, e]
@@ -309,7 +340,9 @@ def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[int, int, 
         row += [keep, keep]
     for number, (times, _, _) in enumerate(timeline.samples):
         keep = np.nonzero(times < before)[0] if before is not None else np.arange(len(times))
-        ts.append(times[keep])
+        if len(keep) and len(keep) < len(times):  # a counter cut short closes at 0 where the cut falls (row -1)
+            keep = np.append(keep, -1)
+        ts.append(np.where(keep < 0, before or 0, times[keep]))
         phase.append(np.full(len(keep), SAMPLE))
         second.append(np.zeros(len(keep), dtype=np.int64))
         third.append(np.zeros(len(keep), dtype=np.int64))
@@ -329,11 +362,11 @@ def _kept_flows(timeline: Timeline, before: int | None) -> set[int]:
     """The flows whose launch call and kernel are both written."""
     starts, ends = set(), set()
     for slices in timeline.slices:
-        keep = range(len(slices.start)) if before is None else np.nonzero(slices.start < before)[0].tolist()
+        keep = slices.order < before if before is not None else np.ones(len(slices.start), dtype=bool)
         if slices.flows_out is not None:
-            starts.update(f for i in keep for f in slices.flows_out[i])
+            starts.update(f for i in np.nonzero(keep)[0].tolist() for f in slices.flows_out[i])
         if slices.flow_in is not None:
-            ends.update(slices.flow_in[i] for i in keep if slices.flow_in[i] is not None)
+            ends.update(slices.flow_in.numbers[keep & ~slices.flow_in.nulls].tolist())
     return starts & ends
 
 
@@ -363,6 +396,7 @@ class _ProtoWriter:
         packet.trusted_packet_sequence_id = self.SEQUENCE
         if self.first:
             packet.sequence_flags = self.proto.TracePacket.SEQ_INCREMENTAL_STATE_CLEARED
+            packet.first_packet_on_sequence = True
             self.first = False
         else:
             packet.sequence_flags = self.proto.TracePacket.SEQ_NEEDS_INCREMENTAL_STATE
@@ -515,28 +549,40 @@ class _JsonWriter:
         self.out.write(b"}\n")
 
 
+def _checked(path: Path, inputs: list[dict[str, Any]]) -> str:
+    """The format `path` asks for ('json' or 'perfetto', either gzipped when it ends in .gz), once it is seen to
+    name a file that is no input of the timeline."""
+    if not path.name or path.name in (".", "..", "-") or path.is_dir():
+        raise InputError(f"-o {str(path)!r}: name the timeline file to write (a folder or '-' is none)")
+    if any(Path(i["path"]).resolve() == path.resolve() for i in inputs):
+        raise InputError(f"-o {path}: that is an input of the timeline; write it elsewhere")
+    stem = path.name.removesuffix(".gz") if path.suffix.lower() == ".gz" else path.name
+    return "json" if stem.lower().endswith(".json") else "perfetto"
+
+
 def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
     """Write the timeline of `rows` (nsight_ingest.analysis.timeline) to `path` (Chrome JSON for a `.json` path,
-    else Perfetto protobuf), whole or not at all; what it holds, and a warning when it was cut."""
+    else Perfetto protobuf; gzipped for a `.gz` one), whole or not at all; what it holds, and a warning when it
+    was cut."""
+    form = _checked(path, rows["inputs"])
     timeline = build(rows)
     where = cut(timeline, max_events)
     starts = [s.start for s in timeline.slices if len(s.start)] + [ts for ts, _, _ in timeline.samples if len(ts)]
     earliest = min((int(a.min()) for a in starts), default=0)
     offset = -earliest if earliest < 0 else 0  # both formats count time from 0
     flows = _kept_flows(timeline, where.at_ns)
-    form = "json" if path.suffix.lower() == ".json" else "perfetto"
     metadata = {"window": rows["window"], "inputs": rows["inputs"], "rule_set": rows["rule_set"],
                 "time_offset_ns": offset, "cut_at_ns": where.at_ns}
-    counts = dict.fromkeys((s.kind for s in timeline.slices), 0) | {"counter_samples": 0}
+    counts = dict.fromkeys(KINDS, 0) | {"counter_samples": 0}
     partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
     try:
-        with open(partial, "wb") as out:
+        with gzip.open(partial, "wb") if path.suffix.lower() == ".gz" else open(partial, "wb") as out:
             writer = (_JsonWriter if form == "json" else _ProtoWriter)(out, offset)
             writer.tracks(timeline)
             for phase, kind, row, ts in _events(timeline, where.at_ns):
                 if kind < 0:
                     _, values, tracks = timeline.samples[-1 - kind]
-                    writer.sample(timeline.tracks[tracks[row]], ts, float(values[row]))
+                    writer.sample(timeline.tracks[tracks[0]], ts, 0.0 if row < 0 else float(values[row]))
                     counts["counter_samples"] += 1
                     continue
                 slices = timeline.slices[kind]
@@ -545,7 +591,7 @@ def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
                     writer.slice_end(track, ts)
                     continue
                 flows_out = [f for f in slices.flows_out[row] if f in flows] if slices.flows_out else []
-                flow_in = slices.flow_in[row] if slices.flow_in and slices.flow_in[row] in flows else None
+                flow_in = slices.flow_in[row] if slices.flow_in is not None and slices.flow_in[row] in flows else None
                 writer.slice_begin(track, ts, int(slices.end[row]), slices.name[row], slices.args(row), flows_out,
                                    flow_in)
                 counts[slices.kind] += 1
@@ -555,10 +601,11 @@ def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
         raise InputError(f"{path}: cannot write the timeline ({exc.strerror or exc})") from None
     finally:
         partial.unlink(missing_ok=True)
+    end = rows["range_end_ns"]
     warnings = [] if where.at_ns is None else [
         f"timeline: {where.total:,} slices and counter samples are over --max-events {max_events:,}: cut at "
-        f"{where.at_ns:,} ns ({where.events:,} kept); see the rest with --range {where.at_ns}: or a higher "
-        f"--max-events"]
+        f"{where.at_ns:,} ns, the {where.events:,} launched or starting before it written (each counter closes at 0 "
+        f"there); see the rest with --range {where.at_ns}:{'' if end is None else end} or a higher --max-events"]
     return {"output": str(path), "format": form, "bytes": path.stat().st_size,
             "events": {**counts, "flows": len(flows)}, "tracks": len(timeline.tracks),
             "processes": len(timeline.processes), **metadata, "warnings": warnings}

@@ -26,6 +26,8 @@
 --   dst_mem_kind    memcpy or memset destination memory kind
 --   flow_id         timeline_launch_flows.flow_id of its launch call; NULL when no launch row names it
 --   nvtx_group      its group with --by-nvtx; NULL otherwise
+--   launch_or_start_ns  its launch call's start, or its GPU start without a launch row (ns): when it happened as a
+--                       window takes it (a timeline cut at a time keeps the operations launched before it)
 WITH launched AS (
     SELECT op_id, flow_id, tid, api_start_ns FROM timeline_launch_flows WHERE op_id IS NOT NULL
 ),
@@ -38,7 +40,7 @@ grouped AS (
      AND (g.tid IS NULL OR l.tid IS NULL OR g.tid = l.tid)
     GROUP BY o.op_id
 )
-SELECT o.* EXCLUDE (op_id), l.flow_id, g.nvtx_group
+SELECT o.* EXCLUDE (op_id), l.flow_id, g.nvtx_group, coalesce(l.api_start_ns, o.start_ns) AS launch_or_start_ns
 FROM timeline_ops o
 LEFT JOIN launched l USING (op_id)
 LEFT JOIN grouped g USING (op_id)

@@ -55,9 +55,31 @@ def test_launch_rows_pair_with_their_kernels_in_order(scope):
                                     "device_index", "api_function"],
           [(20, 5, 100, 1, 1, 0, "cudaLaunchKernel"), (10, 5, 100, 1, 1, 0, "cudaLaunchKernel"),
            (30, 5, 100, 1, 2, 1, "cudaLaunchKernel"), (40, 5, 900, 1, 1, 0, "cudaLaunchKernel")])
+    given(scope, "scope.api_calls", ["start_ns", "duration_ns", "name", "corr_id", "pid", "tid"],
+          [(10, 5, "cudaLaunchKernel", 1, 1, 1)])  # launch rows there: the API calls make no flows
+    given(scope, "scope.device_processes", ["device", "pid"], [(A, 1)])
+    assert flows(scope) == [(1, 10, 1, 5), (2, 20, 1, 6), (3, 30, 2, 7), (4, 40, 1, None)]
+
+
+def flows(scope) -> list[tuple]:
     scope.build("timeline.launch_flows")
-    rows = scope.con.execute("SELECT flow_id, api_start_ns, tid, op_id FROM timeline_launch_flows ORDER BY flow_id")
-    assert rows.fetchall() == [(1, 10, 1, 5), (2, 20, 1, 6), (3, 30, 2, 7), (4, 40, 1, None)]
+    return scope.con.execute("SELECT flow_id, api_start_ns, tid, op_id FROM timeline_launch_flows ORDER BY flow_id"
+                             ).fetchall()
+
+
+def test_without_launch_rows_api_calls_launch_the_kernels_of_their_correlation_id(scope):
+    """Correlation ids are numbered per process: device A's kernel 5 (corr 1) is launched by process 1's call of
+    id 1, device B's kernel 6 (corr 1 too) by process 2's; process 1's call of id 2 (a graph launch) launched
+    kernels 7 and 8; the memcpy's call (id 3) launched no kernel."""
+    given(scope, "timeline.ops", ["op_id", "op_kind", "device", "device_index", "start_ns", "corr_id"],
+          [(5, "kernel", A, 0, 100, 1), (6, "kernel", B, 1, 100, 1), (7, "kernel", A, 0, 200, 2),
+           (8, "kernel", A, 0, 300, 2), (9, "memcpy", A, 0, 400, 3)])
+    given(scope, "scope.launches", ["api_start_ns", "kernel_start_ns", "device_index"], [])
+    given(scope, "scope.api_calls", ["start_ns", "duration_ns", "name", "corr_id", "pid", "tid"],
+          [(10, 5, "cudaLaunchKernel", 1, 1, 1), (20, 5, "cudaLaunchKernel", 1, 2, 2),
+           (30, 5, "cudaGraphLaunch", 2, 1, 1), (40, 5, "cudaMemcpyAsync", 3, 1, 1)])
+    given(scope, "scope.device_processes", ["device", "pid"], [(A, 1), (B, 2)])
+    assert flows(scope) == [(1, 10, 1, 5), (2, 20, 2, 6), (3, 30, 1, 7), (4, 30, 1, 8)]
 
 
 def test_api_calls_on_their_threads(scope):
