@@ -205,13 +205,18 @@ Output = Annotated[Path, typer.Option("-o", "--output", help="the timeline file:
                                                            "at ui.perfetto.dev), or Chrome JSON for a .json path")]
 
 
+GroupsOnTimeline = Annotated[str | None, typer.Option("--by-nvtx", help="only the operations in the NVTX ranges whose "
+                                                      "name fully matches this regex, each labelled with its group "
+                                                      "(what its first (group) matched)")]
+
+
 def _timeline(given: dict[str, Any], run: pipeline.Run) -> dict[str, Any]:
     from nsight_ingest.report import timeline
 
     files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given["nvtx_trace"], given["api_trace"])
     choice = pipeline.WindowChoice(given["nvtx"], given["time_range"], None, given["by_nvtx"])
     written = timeline.write(pipeline.timeline(run, files, given["options"], choice), given["output"],
-                             given["options"]["max_events"])
+                             given["options"]["max_events"], given["db"])
     run.warnings.extend(written.pop("warnings"))
     return written
 
@@ -219,7 +224,8 @@ def _timeline(given: dict[str, Any], run: pipeline.Run) -> dict[str, Any]:
 app.command(name="timeline")(_command(registry.TIMELINE, [
     _argument("gpu_trace", GpuTrace), _keyword("output", Output, inspect.Parameter.empty),
     _keyword("kern_exec", KernExec), _keyword("api_trace", ApiTrace), _keyword("nvtx", Nvtx),
-    _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange), _keyword("by_nvtx", ByNvtx)], _timeline))
+    _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange), _keyword("by_nvtx", GroupsOnTimeline)],
+    _timeline))
 
 
 @app.command()

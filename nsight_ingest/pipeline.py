@@ -407,9 +407,8 @@ def _classified(run: Run, capture: store.Capture, window: windows.Window | None,
 def timeline(run: Run, files: CaptureFiles, options: dict[str, Any], choice: WindowChoice = WindowChoice()
              ) -> dict[str, Any]:
     """The rows of a capture's timeline (registry TIMELINE): the whole capture, or the part the choice keeps; with
-    --by-nvtx the ranges of every group together, each GPU operation labelled with its group."""
-    if choice.per_nvtx:
-        raise InputError("timeline takes --nvtx, --range or --by-nvtx: --by-nvtx labels each operation with its range")
+    --by-nvtx the ranges of every group together, each GPU operation labelled with its group (the choice makes
+    no --per-nvtx windows: the command does not take it)."""
     run.details = True
     capture = open_capture(run, files, choice.needs_nvtx, want_nvtx=True)
     groups: tuple[tuple[str, int, int, int | None], ...] = ()

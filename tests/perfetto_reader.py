@@ -23,6 +23,7 @@ class Slice:
     args: dict[str, Any]
     flows_out: list[int] = field(default_factory=list)
     flows_in: list[int] = field(default_factory=list)
+    depth: int = 0  # slices open on its track when it began (Perfetto's nesting; 0 in JSON)
 
 
 @dataclass
@@ -41,6 +42,8 @@ class Read:
         out = {f: s.start_ns for s in self.slices for f in s.flows_out}
         into = {f: s.start_ns for s in self.slices for f in s.flows_in}
         assert out.keys() == into.keys(), "a flow without both ends"
+        assert len(out) == sum(len(s.flows_out) for s in self.slices), "a flow leaving two slices"
+        assert len(into) == sum(len(s.flows_in) for s in self.slices), "a flow reaching two slices"
         return {(out[f], into[f]) for f in out}
 
 
@@ -84,9 +87,9 @@ def read_perfetto(path: Path) -> Read:
         parent, name = tracks[event.track_uuid]
         if event.type == proto.TrackEvent.TYPE_SLICE_BEGIN:
             args = {interned["arg"][a.name_iid]: _value(a, interned["value"]) for a in event.debug_annotations}
-            open_slices[event.track_uuid].append(Slice(processes[parent], name, packet.timestamp, -1,
-                                                       interned["event"][event.name_iid], args, list(event.flow_ids),
-                                                       list(event.terminating_flow_ids)))
+            stack = open_slices[event.track_uuid]
+            stack.append(Slice(processes[parent], name, packet.timestamp, -1, interned["event"][event.name_iid], args,
+                               list(event.flow_ids), list(event.terminating_flow_ids), len(stack)))
         elif event.type == proto.TrackEvent.TYPE_SLICE_END:
             done = open_slices[event.track_uuid].pop()
             done.end_ns = packet.timestamp

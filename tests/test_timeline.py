@@ -259,21 +259,28 @@ def test_a_range_keeps_the_operations_launched_in_it(tmp_path, run_cli):
 
 def test_max_events_cuts_the_timeline_where_the_limit_is_reached(tmp_path, run_cli):
     gpu = hand_capture(tmp_path / "capture")
-    result = run_cli("timeline", gpu, "-o", tmp_path / "cut.pftrace", "--bins", "6", "--max-events", "6")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "cut.pftrace", "--bins", "6", "--max-events", "9")
     assert result.code == 0, result.err
-    # what a cut goes by, in order: NVTX step -30, the launch call -20, K1 (launched at -20), three counter samples
-    # at 0, then the memcpy call at 90: the timeline is cut there, 6 events kept, each counter closed at 0 there
+    # what a cut goes by, in order: NVTX step -30, the launch call -20, K1 (launched at -20), the three counters'
+    # samples at 0, the memcpy call at 90, then four at 100. Cut at 100, 7 would start before it and the three
+    # counters would close there: 10 > 9. Cut at 90: 6 and 3 closing samples, 9
     assert result.json()["cut_at_ns"] == T0 + 90
-    assert "cut at 1,000,090 ns, the 6 launched or starting before it written" in result.err
-    assert "--range 1000090: or" in result.err
+    assert "cut at 1,000,090 ns, 9 written" in result.err and "--range 1000090: or" in result.err
     read = read_perfetto(tmp_path / "cut.pftrace")
     assert [(s.track, s.start_ns - T0) for s in sorted(read.slices, key=lambda s: s.start_ns)] == \
         [("NVTX · python", -30), ("python", -20), ("Stream 7", 0)]
     assert {track: [(ts - T0, v) for ts, v in values] for (_, track), values in read.samples.items()} == {
         "GPU busy % (union of kernels)": [(0, 100.0), (90, 0.0)], "gemm kernel time %": [(0, 100.0), (90, 0.0)],
         "memory kernel time %": [(0, 0.0), (90, 0.0)]}
+    assert len(read.slices) + sum(len(v) for v in read.samples.values()) == 9
     assert read.flows() == {(T0 - 20, T0)}
-    assert result.json()["events"]["counter_samples"] == 6
+
+
+def test_the_range_a_cut_names_keeps_the_nvtx_window(tmp_path, run_cli):
+    result = run_cli("timeline", hand_capture(tmp_path / "capture"), "-o", tmp_path / "t.json", "--nvtx", "step",
+                     "--max-events", "9")
+    assert result.code == 0, result.err
+    assert "see the rest with a higher --max-events" in result.err and "--range" not in result.err
 
 
 def test_the_range_a_cut_names_shows_the_rest(tmp_path, run_cli):
@@ -304,12 +311,37 @@ def test_no_gap_to_mark(tmp_path, run_cli):
     result = run_cli("timeline", hand_capture(tmp_path / "capture"), "-o", tmp_path / "t.pftrace", "--top", "0")
     assert result.code == 0, result.err
     assert result.json()["events"]["gap_markers"] == 0
+    assert read_perfetto(tmp_path / "t.pftrace").on("Largest") == []
+
+
+def test_zero_length_operations_at_one_time_do_not_nest(tmp_path, run_cli):
+    """K [0,100), two zero-length kernels at 100 and K2 [100,200) on one stream: four slices side by side."""
+    gpu = write(tmp_path / "z_cuda_gpu_trace.csv", GPU_HEADER,
+                [gpu_row(s, d, GEMM, 7, corr, (1, 1, 1), (1, 1, 1)) for corr, (s, d) in
+                 enumerate([(0, 100), (100, 0), (100, 0), (100, 100)])])
+    result = run_cli("timeline", gpu, "-o", tmp_path / "z.pftrace")
+    assert result.code == 0, result.err
+    slices = read_perfetto(tmp_path / "z.pftrace").on("Stream")
+    assert [(s.start_ns - T0, s.end_ns - T0, s.depth) for s in slices] == \
+        [(0, 100, 0), (100, 200, 0), (100, 100, 0), (100, 100, 0)]
+
+
+def test_negative_times_are_shifted_alike_in_both_formats(tmp_path, run_cli):
+    """Operations at -500 and -100 ns: both files count from the earliest, 500 ns later than the capture."""
+    gpu = write(tmp_path / "n_cuda_gpu_trace.csv", GPU_HEADER,
+                [gpu_row(s - T0, 100, GEMM, 7, corr, (1, 1, 1), (1, 1, 1)) for corr, s in enumerate([-500, -100])])
+    for name in ("n.pftrace", "n.json"):
+        result = run_cli("timeline", gpu, "-o", tmp_path / name)
+        assert result.code == 0, result.err
+        assert result.json()["time_offset_ns"] == 500
+        read = (read_json if name.endswith(".json") else read_perfetto)(tmp_path / name)
+        assert [(s.start_ns, s.end_ns) for s in read.on("Stream")] == [(0, 100), (400, 500)]
 
 
 @pytest.mark.parametrize(("output", "message"), [
     ("missing/t.pftrace", "cannot write the timeline"), (".", "name the timeline file"), ("", "name the timeline file"),
-    ("-", "name the timeline file"), ("capture/hand_cuda_gpu_trace.csv", "an input of the timeline"),
-    ("capture/hand_cuda_api_trace.csv", "an input of the timeline")])
+    ("-", "name the timeline file"), ("capture/hand_cuda_gpu_trace.csv", "an input or the store of the timeline"),
+    ("capture/hand_cuda_api_trace.csv", "an input or the store of the timeline")])
 def test_an_output_that_cannot_be_written_is_one_line(tmp_path, run_cli, monkeypatch, output, message):
     gpu = hand_capture(tmp_path / "capture")
     before = {path: path.read_bytes() for path in (tmp_path / "capture").iterdir()}
@@ -319,6 +351,15 @@ def test_an_output_that_cannot_be_written_is_one_line(tmp_path, run_cli, monkeyp
     assert result.err.count("\n") == 1 and message in result.err
     assert not list(tmp_path.glob("**/.*partial*"))
     assert {path: path.read_bytes() for path in (tmp_path / "capture").iterdir()} == before
+
+
+def test_the_store_is_no_output(tmp_path, run_cli):
+    gpu, db = hand_capture(tmp_path / "capture"), tmp_path / "store.duckdb"
+    assert run_cli("ingest", gpu, "--db", db).code == 0
+    result = run_cli("timeline", gpu, "--db", db, "-o", db)
+    assert result.code == 2 and "an input or the store of the timeline" in result.err
+    with duckdb.connect(str(db), read_only=True) as con:  # still the store, its capture in it
+        assert con.execute("SELECT count(*) FROM gpu_ops").fetchone() == (5,)
 
 
 def test_per_nvtx_is_no_option_of_the_timeline(tmp_path, run_cli):
@@ -373,3 +414,31 @@ def test_a_terminated_run_leaves_no_file(tmp_path, run_cli, monkeypatch):
         signal.signal(signal.SIGTERM, previous)
     assert result.code == 143
     assert [p.name for p in tmp_path.iterdir()] == ["capture"]
+
+
+def test_two_gpus_of_two_processes_against_sqlite(tmp_path, run_cli):
+    """The 2-GPU NCCL capture (a process per GPU): per device its operations and busy integral, per process its
+    API calls, and a flow from each runtime call to each kernel of its correlation id in its process."""
+    capture = DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite"
+    result = run_cli("timeline", capture, "-o", tmp_path / "t.pftrace")
+    assert result.code == 0, result.err
+    read = read_perfetto(tmp_path / "t.pftrace")
+    with sqlite3.connect(capture) as con:
+        ops = con.execute("SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL "
+                          "SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL "
+                          "SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_MEMSET").fetchall()
+        kernels = con.execute("SELECT deviceId, start, end FROM CUPTI_ACTIVITY_KIND_KERNEL").fetchall()
+        calls = con.execute("SELECT globalTid >> 24 & 16777215, start, end FROM CUPTI_ACTIVITY_KIND_RUNTIME").fetchall()
+        launched = set(con.execute(
+            "SELECT r.start, k.start FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN CUPTI_ACTIVITY_KIND_KERNEL k "
+            "ON k.correlationId = r.correlationId AND k.globalPid >> 24 = r.globalTid >> 24").fetchall())
+    for device in (0, 1):
+        on_device = [s for s in read.slices if s.track.startswith("Stream") and s.process.endswith(f"({device})")]
+        assert sorted((s.start_ns, s.end_ns) for s in on_device) == sorted((a, b) for d, a, b in ops if d == device)
+        busy = read.samples[(next(s.process for s in on_device), "GPU busy % (union of kernels)")]
+        integral = sum(value / 100 * (after - ts) for (ts, value), (after, _) in pairwise(busy))
+        assert abs(integral - length(union([(a, b) for d, a, b in kernels if d == device]))) <= len(busy)
+    for pid in {pid for pid, _, _ in calls}:
+        api = [s for s in read.slices if s.process.endswith(f"(pid {pid})") and not s.track.startswith("NVTX")]
+        assert sorted((s.start_ns, s.end_ns) for s in api) == sorted((a, b) for p, a, b in calls if p == pid)
+    assert read.flows() == launched

@@ -39,9 +39,11 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "threads": scope.rows("timeline.threads"),
         "gaps": [idle.gap_causes(gap, idle.unknown_causes(capture)) for gap in gaps],
         "window": window.label if window else None,
-        # a --range window's end, for the range that shows what a cut leaves out (None: no end, or NVTX ranges)
+        # what the range that shows the rest of a cut timeline needs: the window's end (None: open), whether NVTX
+        # ranges make the window (no --range shows the rest of those)
         "range_end_ns": window.ranges[0][1] if window and not window.nvtx and window.ranges[0][1] < TIME_LIMIT_NS
         else None,
+        "nvtx_window": bool(window and window.nvtx),
         "inputs": inputs_block(capture.roles()),
         "rule_set": rule_set_block(scope.context),
     }

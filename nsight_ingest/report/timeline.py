@@ -32,11 +32,15 @@ GPU_PID_BASE = 1 << 30  # the pid of a device's process: above any Linux pid (pi
 TRACK_TID_BASE = 1 << 30  # in JSON, the thread id of a track that is no thread of the capture (streams, NVTX)
 UNKNOWN_PID = GPU_PID_BASE - 1  # API calls or ranges of an export that names no process
 
-# Event order at one timestamp: slices ending, zero-length slices (begin, end) and counter samples, slices beginning.
-END, INSTANT_BEGIN, INSTANT_END, SAMPLE, BEGIN = range(5)
+# Event order at one timestamp: slices ending, zero-length slices (each begun and ended at once), counter samples,
+# slices beginning.
+END, ZERO_LENGTH, SAMPLE, BEGIN = range(4)
 
 BUSY = "GPU busy % (union of kernels)"
 KINDS = ("gpu_slices", "gap_markers", "cpu_slices", "nvtx_slices")
+# The order of a device's tracks: the busy counter, the streams in id order (each with its lanes), the largest gaps,
+# the family counters.
+BUSY_RANK, STREAM_RANK, LANES, GAPS_RANK, FAMILY_RANK = 0, 1, 1000, 1_000_000_000, 1_500_000_000
 CHUNK = 1 << 16  # events turned into Python values at a time
 
 
@@ -61,7 +65,7 @@ class Slices:
     kind: str  # one of KINDS
     start: np.ndarray
     end: np.ndarray
-    order: np.ndarray  # the time a cut goes by: a kernel's launch call start (as windows take it), else its start
+    cut_time: np.ndarray  # the time a cut goes by: a kernel's launch call start (as windows take it), else start
     tracks: np.ndarray  # index into Timeline.tracks
     depth: np.ndarray  # nesting depth on its track (0: outermost)
     name: Values | list[str]
@@ -84,8 +88,9 @@ class Timeline:
     samples: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)  # (ts, value, track)
 
     def track(self, pid: int, name: str, rank: int, **kwargs: Any) -> int:
-        """Add a track; its index."""
-        self.tracks.append(Track(len(self.tracks) + 1, pid, name, rank, **kwargs))
+        """Add a track (in JSON a thread of its own unless it is a thread's); its index."""
+        json_tid = kwargs.get("tid") if kwargs.get("tid") is not None else TRACK_TID_BASE + len(self.tracks)
+        self.tracks.append(Track(len(self.tracks) + 1, pid, name, rank, **kwargs, json_tid=json_tid))
         return len(self.tracks) - 1
 
 
@@ -169,19 +174,20 @@ def _lane_name(name: str, lane: int) -> str:
     return name if lane == 0 else f"{name} (overlapping {lane})"
 
 
-
-
 def _gpu(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int]) -> None:
     gpu: pa.Table = rows["gpu_slices"]
     start = _times(gpu, "start_ns")
     end = start + _times(gpu, "duration_ns")
     devices, streams = _column(gpu, "device"), _column(gpu, "stream_id")
+    streams_seen: dict[str, list[int | None]] = {}
 
     def stream_track(key: tuple[str, int | None], lane: int) -> int:
         device, stream = key
+        seen = streams_seen.setdefault(device, [])
+        if lane == 0:
+            seen.append(stream)
         name = _lane_name(f"Stream {stream if stream is not None else '?'}", lane)
-        return timeline.track(device_pids[device], name, 10 + (stream or 0) * 16 + lane,
-                              json_tid=TRACK_TID_BASE + len(timeline.tracks))
+        return timeline.track(device_pids[device], name, STREAM_RANK + (len(seen) - 1) * LANES + lane)
 
     tracks, depth = _place(timeline, list(zip(devices, streams, strict=True)), start, end, stream_track)
     names = ("op_kind", "name", "component", "sub_component", "family", "stream_id", "corr_id", "duration_ns",
@@ -219,12 +225,11 @@ def _cpu(timeline: Timeline, rows: dict[str, Any], thread_names: dict[tuple[int,
             pid, tid = key
             thread = thread_names[key]
             rank = 2 * order[key] + (1 if nvtx else 0)
-            json_tid = TRACK_TID_BASE + len(timeline.tracks)
             if nvtx:
-                return timeline.track(pid, _lane_name(f"NVTX · {thread}", lane), rank, json_tid=json_tid)
+                return timeline.track(pid, _lane_name(f"NVTX · {thread}", lane), rank)
             if lane == 0 and tid is not None:  # the thread's own track
-                return timeline.track(pid, thread, rank, tid=tid, json_tid=tid)
-            return timeline.track(pid, _lane_name(f"CUDA API · {thread}", lane), rank, json_tid=json_tid)
+                return timeline.track(pid, thread, rank, tid=tid)
+            return timeline.track(pid, _lane_name(f"CUDA API · {thread}", lane), rank)
 
         tracks, depth = _place(timeline, keys, start, end, thread_track)
         if nvtx:
@@ -251,7 +256,7 @@ def _counters(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, i
         while last < counters.num_rows and (devices[last], families[last]) == (devices[first], families[first]):
             last += 1
         family = families[first]
-        name, rank = (BUSY, 0) if family is None else (f"{family} kernel time %", 100_000)
+        name, rank = (BUSY, BUSY_RANK) if family is None else (f"{family} kernel time %", FAMILY_RANK)
         described = ("the time some kernel of the device runs" if family is None else
                      f"the summed time of {family} kernels (several streams at once: over 100%)")
         track = timeline.track(device_pids[devices[first]], name, rank, unit="%",
@@ -279,8 +284,7 @@ def _gaps(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int])
     end = np.array([g["gap_end_ns"] for g in gaps], dtype=np.int64)
 
     def gap_track(device: str, lane: int) -> int:
-        return timeline.track(device_pids[device], _lane_name("Largest idle gaps", lane), 50_000 + lane,
-                              json_tid=TRACK_TID_BASE + len(timeline.tracks))
+        return timeline.track(device_pids[device], _lane_name("Largest idle gaps", lane), GAPS_RANK + lane)
 
     tracks, depth = _place(timeline, [g["device"] for g in gaps], start, end, gap_track)
     names = [f"idle {_duration(g['gap_ns'])}: {(g['idle_cause'] or 'unknown').replace('_', ' ')}" for g in gaps]
@@ -308,39 +312,49 @@ def build(rows: dict[str, Any]) -> Timeline:
 
 @dataclass(frozen=True)
 class Cut:
-    """Where a timeline over the limit is cut: events starting at or after `at_ns` are left out."""
+    """Where a timeline over the limit is cut: slices and samples starting at or after `at_ns` are left out."""
 
     at_ns: int | None
-    events: int  # slices and samples before the cut
-    total: int
+    total: int  # slices and counter samples of the whole timeline
 
 
 def cut(timeline: Timeline, max_events: int) -> Cut:
-    """The time before which at most `max_events` slices and counter samples start."""
-    starts = np.concatenate([s.order for s in timeline.slices] + [ts for ts, _, _ in timeline.samples] or
-                            [np.zeros(0, dtype=np.int64)])
+    """The latest time before which the slices and counter samples that start, with a closing sample for each counter
+    cut short, are at most `max_events`."""
+    starts = np.sort(np.concatenate([s.cut_time for s in timeline.slices] + [ts for ts, _, _ in timeline.samples] or
+                                    [np.zeros(0, dtype=np.int64)]))
     if len(starts) <= max_events:
-        return Cut(None, len(starts), len(starts))
-    at = int(np.partition(starts, max_events)[max_events])
-    return Cut(at, int((starts < at).sum()), len(starts))
+        return Cut(None, len(starts))
+    index = max_events
+    while True:
+        at = int(starts[index])
+        closing = sum(1 for ts, _, _ in timeline.samples if len(ts) and ts[0] < at <= ts[-1])
+        over = int(np.searchsorted(starts, at)) + closing - max_events
+        if over <= 0 or index == 0:
+            return Cut(at, len(starts))
+        index = max(0, index - over)
 
 
-def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[int, int, int, int]]:
-    """(phase, kind index or -1 for samples, row, timestamp) of every event to write, in time order."""
-    ts, phase, second, third, kind, row = [], [], [], [], [], []
+def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[bool, int, int, int]]:
+    """(whether it ends a slice, kind index or -1 - counter index for samples, row (-1: a counter's closing 0),
+    timestamp) of every event to write, in time order."""
+    ts, phase, second, third, kind, row, ends = [], [], [], [], [], [], []
     for number, slices in enumerate(timeline.slices):
-        keep = np.nonzero(slices.order < before)[0] if before is not None else np.arange(len(slices.start))
+        keep = np.nonzero(slices.cut_time < before)[0] if before is not None else np.arange(len(slices.start))
         s, e, d = slices.start[keep], slices.end[keep], slices.depth[keep]
         zero = s == e
         ts += [s, e]
-        phase += [np.where(zero, INSTANT_BEGIN, BEGIN), np.where(zero, INSTANT_END, END)]
-        second += [-e, -s]  # the outer of two slices starting together begins first; the inner ends first
+        phase += [np.where(zero, ZERO_LENGTH, BEGIN), np.where(zero, ZERO_LENGTH, END)]
+        # the outer of two slices starting together begins first and the inner ends first; a zero-length slice
+        # ends right after it begins
+        second += [np.where(zero, 2 * keep, -e), np.where(zero, 2 * keep + 1, -s)]
         third += [d, -d]
-        kind += [np.full(2 * len(keep), number)]
+        kind.append(np.full(2 * len(keep), number))
         row += [keep, keep]
+        ends += [np.zeros(len(keep), dtype=bool), np.ones(len(keep), dtype=bool)]
     for number, (times, _, _) in enumerate(timeline.samples):
         keep = np.nonzero(times < before)[0] if before is not None else np.arange(len(times))
-        if len(keep) and len(keep) < len(times):  # a counter cut short closes at 0 where the cut falls (row -1)
+        if len(keep) and len(keep) < len(times):  # a counter cut short closes at 0 where the cut falls
             keep = np.append(keep, -1)
         ts.append(np.where(keep < 0, before or 0, times[keep]))
         phase.append(np.full(len(keep), SAMPLE))
@@ -348,13 +362,14 @@ def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[int, int, 
         third.append(np.zeros(len(keep), dtype=np.int64))
         kind.append(np.full(len(keep), -1 - number))
         row.append(keep)
+        ends.append(np.zeros(len(keep), dtype=bool))
     if not ts:
         return
-    ts_all, phase_all, kind_all, row_all = (np.concatenate(a) for a in (ts, phase, kind, row))
-    order = np.lexsort((np.concatenate(third), np.concatenate(second), phase_all, ts_all))
+    ts_all, kind_all, row_all, ends_all = (np.concatenate(a) for a in (ts, kind, row, ends))
+    order = np.lexsort((np.concatenate(third), np.concatenate(second), np.concatenate(phase), ts_all))
     for first in range(0, len(order), CHUNK):  # Python ints a chunk at a time: millions of them hold gigabytes
         part = order[first:first + CHUNK]
-        yield from zip(phase_all[part].tolist(), kind_all[part].tolist(), row_all[part].tolist(),
+        yield from zip(ends_all[part].tolist(), kind_all[part].tolist(), row_all[part].tolist(),
                        ts_all[part].tolist(), strict=True)
 
 
@@ -362,7 +377,7 @@ def _kept_flows(timeline: Timeline, before: int | None) -> set[int]:
     """The flows whose launch call and kernel are both written."""
     starts, ends = set(), set()
     for slices in timeline.slices:
-        keep = slices.order < before if before is not None else np.ones(len(slices.start), dtype=bool)
+        keep = slices.cut_time < before if before is not None else np.ones(len(slices.start), dtype=bool)
         if slices.flows_out is not None:
             starts.update(f for i in np.nonzero(keep)[0].tolist() for f in slices.flows_out[i])
         if slices.flow_in is not None:
@@ -529,12 +544,12 @@ class _JsonWriter:
         where = f'"pid": {track.pid}, "tid": {track.json_tid}'
         self._write(f'{{"ph": "X", "name": {json.dumps(name, ensure_ascii=False)}, "ts": {_us(ts + self.offset)}, '
                     f'"dur": {_us(end - ts)}, {where}, "args": {json.dumps(args, ensure_ascii=False)}}}')
-        middle = _us(ts + (end - ts) // 2 + self.offset)  # a flow event binds to the slice enclosing its time
+        begin = _us(ts + self.offset)  # a flow event binds to the slice that encloses its time: this one begins there
         for flow in flows_out:
-            self._write(f'{{"ph": "s", "name": "launch", "cat": "launch", "id": {flow}, "ts": {middle}, {where}}}')
+            self._write(f'{{"ph": "s", "name": "launch", "cat": "launch", "id": {flow}, "ts": {begin}, {where}}}')
         if flow_in is not None:
             self._write(f'{{"ph": "f", "bp": "e", "name": "launch", "cat": "launch", "id": {flow_in}, '
-                        f'"ts": {middle}, {where}}}')
+                        f'"ts": {begin}, {where}}}')
 
     def slice_end(self, track: Track, ts: int) -> None:
         """A complete event has its end already."""
@@ -549,22 +564,22 @@ class _JsonWriter:
         self.out.write(b"}\n")
 
 
-def _checked(path: Path, inputs: list[dict[str, Any]]) -> str:
+def _checked(path: Path, protected: list[str]) -> str:
     """The format `path` asks for ('json' or 'perfetto', either gzipped when it ends in .gz), once it is seen to
-    name a file that is no input of the timeline."""
+    name a file that is none of the `protected` ones (the inputs, the store)."""
     if not path.name or path.name in (".", "..", "-") or path.is_dir():
         raise InputError(f"-o {str(path)!r}: name the timeline file to write (a folder or '-' is none)")
-    if any(Path(i["path"]).resolve() == path.resolve() for i in inputs):
-        raise InputError(f"-o {path}: that is an input of the timeline; write it elsewhere")
+    if any(Path(other).resolve() == path.resolve() for other in protected):
+        raise InputError(f"-o {path}: that is an input or the store of the timeline; write it elsewhere")
     stem = path.name.removesuffix(".gz") if path.suffix.lower() == ".gz" else path.name
     return "json" if stem.lower().endswith(".json") else "perfetto"
 
 
-def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
+def write(rows: dict[str, Any], path: Path, max_events: int, store: str | None = None) -> dict[str, Any]:
     """Write the timeline of `rows` (nsight_ingest.analysis.timeline) to `path` (Chrome JSON for a `.json` path,
-    else Perfetto protobuf; gzipped for a `.gz` one), whole or not at all; what it holds, and a warning when it
-    was cut."""
-    form = _checked(path, rows["inputs"])
+    else Perfetto protobuf; gzipped for a `.gz` one), whole or not at all, never over an input or the `store`;
+    what it holds, and a warning when it was cut."""
+    form = _checked(path, [i["path"] for i in rows["inputs"]] + ([store] if store else []))
     timeline = build(rows)
     where = cut(timeline, max_events)
     starts = [s.start for s in timeline.slices if len(s.start)] + [ts for ts, _, _ in timeline.samples if len(ts)]
@@ -579,7 +594,7 @@ def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
         with gzip.open(partial, "wb") if path.suffix.lower() == ".gz" else open(partial, "wb") as out:
             writer = (_JsonWriter if form == "json" else _ProtoWriter)(out, offset)
             writer.tracks(timeline)
-            for phase, kind, row, ts in _events(timeline, where.at_ns):
+            for is_end, kind, row, ts in _events(timeline, where.at_ns):
                 if kind < 0:
                     _, values, tracks = timeline.samples[-1 - kind]
                     writer.sample(timeline.tracks[tracks[0]], ts, 0.0 if row < 0 else float(values[row]))
@@ -587,7 +602,7 @@ def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
                     continue
                 slices = timeline.slices[kind]
                 track = timeline.tracks[slices.tracks[row]]
-                if phase in (END, INSTANT_END):
+                if is_end:
                     writer.slice_end(track, ts)
                     continue
                 flows_out = [f for f in slices.flows_out[row] if f in flows] if slices.flows_out else []
@@ -601,11 +616,13 @@ def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
         raise InputError(f"{path}: cannot write the timeline ({exc.strerror or exc})") from None
     finally:
         partial.unlink(missing_ok=True)
-    end = rows["range_end_ns"]
+    rest = "a higher --max-events" if rows["nvtx_window"] else \
+        f"--range {where.at_ns}:{'' if rows['range_end_ns'] is None else rows['range_end_ns']} or a higher --max-events"
+    written = sum(counts.values())
     warnings = [] if where.at_ns is None else [
         f"timeline: {where.total:,} slices and counter samples are over --max-events {max_events:,}: cut at "
-        f"{where.at_ns:,} ns, the {where.events:,} launched or starting before it written (each counter closes at 0 "
-        f"there); see the rest with --range {where.at_ns}:{'' if end is None else end} or a higher --max-events"]
+        f"{where.at_ns:,} ns, {written:,} written (what was launched or started before it, and each counter closed "
+        f"at 0 there); see the rest with {rest}"]
     return {"output": str(path), "format": form, "bytes": path.stat().st_size,
             "events": {**counts, "flows": len(flows)}, "tracks": len(timeline.tracks),
             "processes": len(timeline.processes), **metadata, "warnings": warnings}

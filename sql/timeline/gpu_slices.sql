@@ -1,6 +1,6 @@
 -- One slice per GPU operation of the scope, in stream order, with the flow arrow that ends at it (from its launch
--- call) and, for a timeline drawn --by-nvtx, its group (the innermost range of timeline_groups holding its launch
--- call's start, or its GPU start without a launch row).
+-- call) and, for a timeline drawn --by-nvtx, its group (the innermost range of timeline_groups holding the time it
+-- happened as windows take it: its kern_exec row's launch call start, else its GPU start).
 -- requires: timeline.ops, timeline.launch_flows, timeline.groups
 -- returns: rows
 --   op_kind         kernel | memcpy | memset | other
@@ -26,22 +26,27 @@
 --   dst_mem_kind    memcpy or memset destination memory kind
 --   flow_id         timeline_launch_flows.flow_id of its launch call; NULL when no launch row names it
 --   nvtx_group      its group with --by-nvtx; NULL otherwise
---   launch_or_start_ns  its launch call's start, or its GPU start without a launch row (ns): when it happened as a
+--   launch_or_start_ns  its kern_exec row's launch call start, else its GPU start (ns): when it happened as a
 --                       window takes it (a timeline cut at a time keeps the operations launched before it)
 WITH launched AS (
-    SELECT op_id, flow_id, tid, api_start_ns FROM timeline_launch_flows WHERE op_id IS NOT NULL
+    SELECT op_id, flow_id, tid, api_start_ns, is_launch_row FROM timeline_launch_flows WHERE op_id IS NOT NULL
+),
+placed AS (  -- when each operation happened as windows take it: its kern_exec row's call, else its GPU start
+    SELECT o.op_id, CASE WHEN l.is_launch_row THEN l.api_start_ns ELSE o.start_ns END AS launch_or_start_ns,
+           CASE WHEN l.is_launch_row THEN l.tid END AS tid
+    FROM timeline_ops o LEFT JOIN launched l USING (op_id)
 ),
 grouped AS (
-    SELECT o.op_id, max_by(g.nvtx_group, g.start_ns) AS nvtx_group
-    FROM timeline_ops o
-    LEFT JOIN launched l USING (op_id)
+    SELECT p.op_id, max_by(g.nvtx_group, g.start_ns) AS nvtx_group
+    FROM placed p
     JOIN timeline_groups g
-      ON coalesce(l.api_start_ns, o.start_ns) >= g.start_ns AND coalesce(l.api_start_ns, o.start_ns) < g.end_ns
-     AND (g.tid IS NULL OR l.tid IS NULL OR g.tid = l.tid)
-    GROUP BY o.op_id
+      ON p.launch_or_start_ns >= g.start_ns AND p.launch_or_start_ns < g.end_ns
+     AND (g.tid IS NULL OR p.tid IS NULL OR g.tid = p.tid)
+    GROUP BY p.op_id
 )
-SELECT o.* EXCLUDE (op_id), l.flow_id, g.nvtx_group, coalesce(l.api_start_ns, o.start_ns) AS launch_or_start_ns
+SELECT o.* EXCLUDE (op_id), l.flow_id, g.nvtx_group, p.launch_or_start_ns
 FROM timeline_ops o
+JOIN placed p USING (op_id)
 LEFT JOIN launched l USING (op_id)
 LEFT JOIN grouped g USING (op_id)
 ORDER BY o.device, o.stream_id, o.start_ns, o.op_id

@@ -3,7 +3,7 @@
 -- returns: rows
 --   pid          process id
 --   tid          thread id
---   thread_name  its name (the first, when the trace gives several)
+--   thread_name  its name (the alphabetically first, when the trace gives several)
 SELECT pid, tid, min(thread_name) AS thread_name
 FROM api_calls
 WHERE trace_id = (SELECT api_trace FROM scope_inputs) AND thread_name IS NOT NULL AND thread_name <> ''

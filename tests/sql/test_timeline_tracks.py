@@ -68,18 +68,22 @@ def flows(scope) -> list[tuple]:
 
 
 def test_without_launch_rows_api_calls_launch_the_kernels_of_their_correlation_id(scope):
-    """Correlation ids are numbered per process: device A's kernel 5 (corr 1) is launched by process 1's call of
-    id 1, device B's kernel 6 (corr 1 too) by process 2's; process 1's call of id 2 (a graph launch) launched
-    kernels 7 and 8; the memcpy's call (id 3) launched no kernel."""
-    given(scope, "timeline.ops", ["op_id", "op_kind", "device", "device_index", "start_ns", "corr_id"],
-          [(5, "kernel", A, 0, 100, 1), (6, "kernel", B, 1, 100, 1), (7, "kernel", A, 0, 200, 2),
-           (8, "kernel", A, 0, 300, 2), (9, "memcpy", A, 0, 400, 3)])
+    """Without kern_exec rows a call launches the kernels of its correlation id, from a process of their device.
+    Device A is worked by process 1, device B by processes 1 and 2 (as correlation ties them):
+      kernels 5 and 6 start in the same ns on A's streams 7 and 8 with ids 2 and 1: each goes with its own call;
+      process 1's graph launch (id 3) launched kernels 7 and 8;
+      B's kernel 9 has id 4, which both processes used: no flow rather than a guess;
+      the memcpy's call (id 5) launched no kernel."""
+    given(scope, "timeline.ops", ["op_id", "op_kind", "device", "device_index", "stream_id", "start_ns", "corr_id"],
+          [(5, "kernel", A, 0, 7, 100, 2), (6, "kernel", A, 0, 8, 100, 1), (7, "kernel", A, 0, 7, 200, 3),
+           (8, "kernel", A, 0, 7, 300, 3), (9, "kernel", B, 1, 7, 100, 4), (10, "memcpy", A, 0, 7, 400, 5)])
     given(scope, "scope.launches", ["api_start_ns", "kernel_start_ns", "device_index"], [])
     given(scope, "scope.api_calls", ["start_ns", "duration_ns", "name", "corr_id", "pid", "tid"],
-          [(10, 5, "cudaLaunchKernel", 1, 1, 1), (20, 5, "cudaLaunchKernel", 1, 2, 2),
-           (30, 5, "cudaGraphLaunch", 2, 1, 1), (40, 5, "cudaMemcpyAsync", 3, 1, 1)])
-    given(scope, "scope.device_processes", ["device", "pid"], [(A, 1), (B, 2)])
-    assert flows(scope) == [(1, 10, 1, 5), (2, 20, 2, 6), (3, 30, 1, 7), (4, 30, 1, 8)]
+          [(10, 5, "cudaLaunchKernel", 1, 1, 1), (20, 5, "cudaLaunchKernel", 2, 1, 1),
+           (30, 5, "cudaGraphLaunch", 3, 1, 1), (40, 5, "cudaLaunchKernel", 4, 1, 1),
+           (50, 5, "cudaLaunchKernel", 4, 2, 2), (60, 5, "cudaMemcpyAsync", 5, 1, 1)])
+    given(scope, "scope.device_processes", ["device", "pid"], [(A, 1), (B, 1), (B, 2)])
+    assert flows(scope) == [(1, 10, 1, 6), (2, 20, 1, 5), (3, 30, 1, 7), (4, 30, 1, 8)]
 
 
 def test_api_calls_on_their_threads(scope):
