@@ -370,6 +370,9 @@ def main() -> None:
         _warn(f"error: {where}{reason}")
         sys.exit(2)
     except Exception as exc:
+        if isinstance(exc, RuntimeError) and first_line(exc) == "Query interrupted":  # DuckDB's word for Ctrl-C
+            _warn("interrupted")
+            sys.exit(130)
         if os.environ.get("NSIGHT_INGEST_DEBUG"):
             raise
         _warn(f"internal error: {type(exc).__name__}: {first_line(exc)} (set NSIGHT_INGEST_DEBUG=1 for a traceback)")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import GPU_HEADER, KERN_EXEC_HEADER, kernel_row, write
+from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, kernel_row, write
 
 SAGE = "void QuantInt8Kernel<(unsigned int)128, (unsigned int)32>(T6 *)"
 NORM = "void at::native::<unnamed>::vectorized_layer_norm_kernel<c10::BFloat16, float, (bool)0>(int)"
@@ -162,3 +162,25 @@ def test_per_device_and_per_stream(tmp_path, run_cli):
     assert streams[(a, 7)]["gaps"]["total_ns"] == 300 and streams[(a, 7)]["kernel_time_ns"] == 200
     assert streams[(a, 8)]["gaps"]["positive_gap_count"] == 0 and streams[(a, 8)]["kernel_count"] == 1
     assert streams[(b, 7)]["gaps"]["p50_ns"] == 10.0
+
+
+def test_largest_gaps_name_their_kernels_by_label(run_cli):
+    """The launches table names the kernels around each gap by their short name (with the functor or hash that
+    tells apart kernels of one name), with the gap's device and stream, never by a cut prefix of the full name."""
+    from rich.console import Console
+
+    from nsight_ingest.report import tables
+
+    result = run_cli("launches", DATA / "h200_llm_serve" / "llm2.sqlite", "--top", "5").json()
+    console = Console(width=1000, record=True)  # wide: no cell folds onto a second line
+    tables.print_launches(result, console)
+    lines = console.export_text().splitlines()
+    gaps = result["largest_gaps"]
+    rows = [line for line in lines if line.strip().split(" ")[0] in {f"{g['gap_ns'] / 1e6:,.3f}" for g in gaps}]
+    assert len(rows) == len(gaps) == 5
+    for row, gap in zip(rows, gaps, strict=True):
+        cells = [cell.strip() for cell in row.split("│")]
+        assert cells[1:3] == [gap["device"], str(gap["stream_id"])]
+        for side, cell in (("before", cells[4]), ("after", cells[5])):
+            assert cell.startswith(f"[{gap[side + '_component']}] {gap[side + '_short_name']}")
+            assert len(gap[side]) <= 70 or gap[side][:70] not in cell

@@ -139,3 +139,15 @@ def rounded(value):
     if isinstance(value, list):
         return [rounded(v) for v in value]
     return float(f"{value:.12g}") if isinstance(value, float) else value
+
+
+def test_ctrl_c_during_a_query_is_an_interrupt(run_cli, monkeypatch):
+    """DuckDB reports Ctrl-C in the middle of a query as RuntimeError('Query interrupted'): exit 130, one line."""
+    from nsight_ingest import pipeline
+
+    def interrupted(*_args, **_kwargs):
+        raise RuntimeError("Query interrupted")
+
+    monkeypatch.setattr(pipeline, "analyse", interrupted)
+    result = run_cli("classify", SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv")
+    assert (result.code, result.err) == (130, "nsight-ingest: interrupted\n")

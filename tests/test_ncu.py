@@ -238,3 +238,28 @@ def test_ncu_names_get_the_nsys_families(run_cli):
     matched = [(k["family"], nsys_family[key]) for k, key in zip(kernels, keys, strict=True) if key in nsys_family]
     assert len(matched) >= 0.9 * len(kernels) and len({family for family, _ in matched}) >= 4
     assert all(ncu == nsys for ncu, nsys in matched)
+
+
+def test_classify_table_shows_the_ncu_split_per_component(run_cli):
+    """classify --ncu --format table: one row per component ncu profiled, with the JSON's shares and throughputs;
+    components without profiled kernels have none."""
+    from rich.console import Console
+
+    from nsight_ingest.report import tables
+
+    folder = DATA / "h200_llm_serve"
+    result = run_cli("classify", folder / "llm2.sqlite", "--ncu", folder / "llm2_ncu_raw.csv").json()
+    console = Console(width=1000, record=True)
+    tables.print_classify(result, console)
+    text = console.export_text()
+    table = text[text.index("ncu verdicts by component"):text.index("kernel families")]
+    rows = {cells[0]: cells[1:] for line in table.splitlines()
+            if len(cells := [c.strip() for c in line.split("│")]) == 8}
+    profiled = {name: c["ncu"] for name, c in result["components"].items() if c["ncu"]}
+    assert set(rows) == set(profiled) == {"norm_and_rope", "other"}
+    for name, n in profiled.items():
+        assert rows[name] == [f"{n[k]:.2f}%" for k in ("profiled_percent", "compute_bound_percent",
+                                                        "memory_bound_percent", "latency_bound_percent",
+                                                        "balanced_percent")] + \
+            [f"{n['sm_throughput_pct']:,.2f}", f"{n['memory_throughput_pct']:,.2f}"]
+    assert rows["norm_and_rope"][0] == "100.00%" and rows["norm_and_rope"][3] == "100.00%"

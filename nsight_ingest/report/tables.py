@@ -116,6 +116,26 @@ def kernel_labels(names: list[str], short_names: list[str]) -> list[str]:
             for name, label in zip(names, labels, strict=True)]
 
 
+def _ncu_table(components: dict[str, Any]) -> Table:
+    """Per component with ncu data: how much of its kernel time ncu profiled, split by bound verdict, and the
+    time-weighted mean throughputs of the profiled part."""
+    table = _table(title="ncu verdicts by component (% of the component's kernel time)")
+    for column in ("component", "profiled", "compute-bound", "memory-bound", "latency-bound", "balanced",
+                   "SM throughput %", "memory throughput %"):
+        table.add_column(column, justify="left" if column == "component" else "right")
+    for name, c in components.items():
+        if c.get("ncu"):
+            n = c["ncu"]
+            table.add_row(escape(name), *(_pct(n[f"{key}_percent"]) for key in (
+                "profiled", "compute_bound", "memory_bound", "latency_bound", "balanced")),
+                *(_fixed(n[key]) for key in ("sm_throughput_pct", "memory_throughput_pct")))
+    return table
+
+
+def _fixed(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.2f}"
+
+
 def _families_table(families: dict[str, Any]) -> Table:
     """The family split, families without kernels left out."""
     table = _table(title="kernel families")
@@ -172,6 +192,8 @@ def print_classify(result: dict[str, Any], console: Console | None = None) -> No
     for line in _summary_lines(title, result):
         console.print(line, highlight=False)
     console.print(_components_table(result["components"], result["classification_policy"]))
+    if any(c.get("ncu") for c in result["components"].values()):
+        console.print(_ncu_table(result["components"]))
     console.print(_families_table(result["families"]))
     console.print(_top_kernels_table(result["top_kernels"]))
     if len(result["devices"]) > 1:
@@ -251,13 +273,16 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
     largest = _table(title="largest gaps")
     for column in ("gap ms", "device", "stream", "cause", "before", "after", "CPU calls in progress (ms in the gap)"):
         largest.add_column(column, overflow="fold", justify="right" if column in ("gap ms", "stream") else "left")
-    for gap in result["largest_gaps"]:
+    gaps = result["largest_gaps"]
+    labels = kernel_labels([g[side] for g in gaps for side in ("before", "after")],
+                           [g[f"{side}_short_name"] for g in gaps for side in ("before", "after")])
+    for number, gap in enumerate(gaps):
         calls = ", ".join(f"{c['name']} {_ms(c['overlap_ns'])}" for c in gap["api_calls"])
         more = gap["api_call_count"] - len(gap["api_calls"])
         largest.add_row(_ms(gap["gap_ns"]), escape(gap["device"]), str(gap["stream_id"]),
                         IDLE_CAUSE_LABELS.get(f"{gap['idle_cause']}_ns", "-"),
-                        escape(f"[{gap['before_component']}] {gap['before'][:70]}"),
-                        escape(f"[{gap['after_component']}] {gap['after'][:70]}"),
+                        escape(f"[{gap['before_component']}] {labels[2 * number]}"),
+                        escape(f"[{gap['after_component']}] {labels[2 * number + 1]}"),
                         escape(calls + (f" (+{more} more)" if more > 0 else "")) or "-")
     console.print(largest)
     if result.get("top_kernels"):  # an NVTX window's kernels

@@ -3,7 +3,8 @@
 -- window, where kernels of other windows may run in a gap, the time no kernel at all ran before the next one), and
 -- the CPU API calls of the device's processes in progress during it (the $calls that overlap it longest, of the
 -- whole capture).
--- requires: launches.kernel_gaps, classify.kernel_classes, idle.stretches, scope.capture_api_calls
+-- requires: launches.kernel_gaps, classify.kernel_classes, classify.kernel_names, idle.stretches
+-- requires: scope.capture_api_calls
 -- requires: scope.device_processes
 -- returns: rows
 --   gap_ns              gap length (ns)
@@ -13,8 +14,10 @@
 --   gap_end_ns          when the next kernel started (ns)
 --   before              name of the kernel that ended last before the gap
 --   before_component    its component
+--   before_short_name   its short name (kernel_short_name)
 --   after               name of the kernel after the gap
 --   after_component     its component
+--   after_short_name    its short name
 --   memory_transfer_ns  of the gap, time a memcpy or memset ran (ns)
 --   synchronization_ns  time, else, a host synchronization call was in progress (ns)
 --   cpu_launch_ns       time, else, the next kernel's launch call had not returned (ns)
@@ -49,14 +52,16 @@ calls AS (
     FROM overlapping GROUP BY ALL
 )
 SELECT t.gap_ns, t.device, t.stream_id, t.earlier_end_ns AS gap_start_ns, t.start_ns AS gap_end_ns,
-       b.name AS before, b.component AS before_component,
-       a.name AS after, a.component AS after_component,
+       b.name AS before, b.component AS before_component, bn.short_name AS before_short_name,
+       a.name AS after, a.component AS after_component, an.short_name AS after_short_name,
        coalesce(g.memory_transfer_ns, 0) AS memory_transfer_ns, coalesce(g.synchronization_ns, 0) AS synchronization_ns,
        coalesce(g.cpu_launch_ns, 0) AS cpu_launch_ns, coalesce(g.other_ns, 0) AS other_ns,
        coalesce(c.api_calls, []) AS api_calls, coalesce(c.api_call_count, 0) AS api_call_count
 FROM top t
 JOIN kernel_classes b ON b.context_key = t.before_key
 JOIN kernel_classes a ON a.context_key = t.context_key
+JOIN kernel_names bn ON bn.name = b.name
+JOIN kernel_names an ON an.name = a.name
 LEFT JOIN causes g ON g.device = t.device AND g.start_ns = t.start_ns
 LEFT JOIN calls c ON c.device = t.device AND c.start_ns = t.start_ns
 ORDER BY t.gap_ns DESC, t.start_ns
