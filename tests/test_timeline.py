@@ -166,6 +166,11 @@ def sqlite_rows(query: str) -> list[tuple]:
         return con.execute(query).fetchall()
 
 
+def integral(samples: list[tuple[int, float]]) -> float:
+    """The time a % counter's samples stand for (ns): each value held until the next sample."""
+    return sum(value / 100 * (after - ts) for (ts, value), (after, _) in pairwise(samples))
+
+
 def test_llm_capture_read_back_against_sqlite(tmp_path, run_cli):
     """The project's copy of the h200_llm_serve capture: every GPU operation is one slice, every launch call that
     launched a kernel one flow, the busy counter's integral is the union of kernel time, and every slice's
@@ -201,8 +206,7 @@ def test_llm_capture_read_back_against_sqlite(tmp_path, run_cli):
         intervals = sqlite_rows(f"SELECT start, end FROM CUPTI_ACTIVITY_KIND_KERNEL WHERE deviceId = {device}")
         ((_, samples),) = [(k, v) for k, v in read.samples.items() if k[0].endswith(f"({device})")
                            and k[1] == "GPU busy % (union of kernels)"]
-        integral = sum(value / 100 * (after - ts) for (ts, value), (after, _) in pairwise(samples))
-        assert abs(integral - length(union(intervals))) <= len(samples)
+        assert abs(integral(samples) - length(union(intervals))) <= len(samples)
         assert samples[-1][1] == 0.0
     # every slice's arguments agree with the store
     with duckdb.connect(str(db), read_only=True) as con:
@@ -436,8 +440,7 @@ def test_two_gpus_of_two_processes_against_sqlite(tmp_path, run_cli):
         on_device = [s for s in read.slices if s.track.startswith("Stream") and s.process.endswith(f"({device})")]
         assert sorted((s.start_ns, s.end_ns) for s in on_device) == sorted((a, b) for d, a, b in ops if d == device)
         busy = read.samples[(next(s.process for s in on_device), "GPU busy % (union of kernels)")]
-        integral = sum(value / 100 * (after - ts) for (ts, value), (after, _) in pairwise(busy))
-        assert abs(integral - length(union([(a, b) for d, a, b in kernels if d == device]))) <= len(busy)
+        assert abs(integral(busy) - length(union([(a, b) for d, a, b in kernels if d == device]))) <= len(busy)
     for pid in {pid for pid, _, _ in calls}:
         api = [s for s in read.slices if s.process.endswith(f"(pid {pid})") and not s.track.startswith("NVTX")]
         assert sorted((s.start_ns, s.end_ns) for s in api) == sorted((a, b) for p, a, b in calls if p == pid)

@@ -42,6 +42,10 @@ def _us(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1e3:,.1f}"
 
 
+def _fixed(value: float | None) -> str:
+    return "-" if value is None else f"{value:,.2f}"
+
+
 def _pct(value: float | None) -> str:
     return "-" if value is None else f"{value:.2f}%"
 
@@ -130,10 +134,6 @@ def _ncu_table(components: dict[str, Any]) -> Table:
                 "profiled", "compute_bound", "memory_bound", "latency_bound", "balanced")),
                 *(_fixed(n[key]) for key in ("sm_throughput_pct", "memory_throughput_pct")))
     return table
-
-
-def _fixed(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.2f}"
 
 
 def _families_table(families: dict[str, Any]) -> Table:
@@ -358,12 +358,12 @@ def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
         for name in names:
             value = (kernel["metrics"].get(name) or {}).get("base_value")
             if value is not None:
-                return f"{value:,.2f}"
+                return _fixed(value)
         return "-"
 
     labels = kernel_labels([k["name"] for k in result["kernels"]], [k["short_name"] for k in result["kernels"]])
     for label, k in zip(labels, result["kernels"], strict=True):
-        duration = "-" if k["duration_ns"] is None else f"{k['duration_ns'] / 1e3:,.2f}"
+        duration = _fixed(None if k["duration_ns"] is None else k["duration_ns"] / 1e3)
         table.add_row(str(k["id"]), escape(label), k["component"], k["family"], duration,
                       metric(k, SM_THROUGHPUT), metric(k, MEMORY_THROUGHPUT), metric(k, *DRAM_THROUGHPUT),
                       metric(k, L2_HIT_RATE), k["verdict"] or "-")

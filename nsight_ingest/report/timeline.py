@@ -16,9 +16,9 @@ from __future__ import annotations
 
 import gzip
 import json
-import os
 from collections.abc import Iterator
 from dataclasses import dataclass, field
+from itertools import groupby
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,6 +26,7 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
+from nsight_ingest import cache
 from nsight_ingest.errors import InputError
 
 GPU_PID_BASE = 1 << 30  # the pid of a device's process: above any Linux pid (pid_max is at most 2^22)
@@ -152,21 +153,25 @@ def lanes(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lane, depth
 
 
+def _runs(keys: list[Any]) -> Iterator[tuple[int, int]]:
+    """(first, end) of each run of equal keys, in order."""
+    first = 0
+    for _, run in groupby(keys):
+        length = sum(1 for _ in run)
+        yield first, first + length
+        first += length
+
+
 def _place(timeline: Timeline, keys: list[Any], start: np.ndarray, end: np.ndarray,
            new_track: Any) -> tuple[np.ndarray, np.ndarray]:
     """The track index and depth of each slice: slices of one key (rows in order of key, then start) share a
     track, lanes beyond the first get tracks of their own; `new_track(key, lane)` adds a track, its index."""
     tracks = np.zeros(len(start), dtype=np.int64)
     depth = np.zeros(len(start), dtype=np.int64)
-    first = 0
-    while first < len(keys):
-        last = first
-        while last < len(keys) and keys[last] == keys[first]:
-            last += 1
+    for first, last in _runs(keys):
         lane, depth[first:last] = lanes(start[first:last], end[first:last])
         made = [new_track(keys[first], number) for number in range(int(lane.max()) + 1)]
         tracks[first:last] = np.array(made)[lane]
-        first = last
     return tracks, depth
 
 
@@ -179,15 +184,14 @@ def _gpu(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int]) 
     start = _times(gpu, "start_ns")
     end = start + _times(gpu, "duration_ns")
     devices, streams = _column(gpu, "device"), _column(gpu, "stream_id")
-    streams_seen: dict[str, list[int | None]] = {}
+    streams_before: dict[str, int] = {}  # per device, its streams placed so far: a stream's place among them
 
     def stream_track(key: tuple[str, int | None], lane: int) -> int:
         device, stream = key
-        seen = streams_seen.setdefault(device, [])
         if lane == 0:
-            seen.append(stream)
+            streams_before[device] = streams_before.get(device, -1) + 1
         name = _lane_name(f"Stream {stream if stream is not None else '?'}", lane)
-        return timeline.track(device_pids[device], name, STREAM_RANK + (len(seen) - 1) * LANES + lane)
+        return timeline.track(device_pids[device], name, STREAM_RANK + streams_before[device] * LANES + lane)
 
     tracks, depth = _place(timeline, list(zip(devices, streams, strict=True)), start, end, stream_track)
     names = ("op_kind", "name", "component", "sub_component", "family", "stream_id", "corr_id", "duration_ns",
@@ -198,13 +202,19 @@ def _gpu(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int]) 
                                   _values(gpu, "short_name"), columns, flow_in=_values(gpu, "flow_id")))
 
 
-def _threads(timeline: Timeline, rows: dict[str, Any]) -> dict[tuple[int, int | None], str]:
-    """Each thread's name (its API trace name, else 'Thread TID'), its process registered."""
+def _thread_keys(table: pa.Table) -> list[tuple[int, int | None]]:
+    """(pid, tid) of each row (UNKNOWN_PID where the export names no process)."""
+    return [(UNKNOWN_PID if pid is None else pid, tid)
+            for pid, tid in zip(_column(table, "pid"), _column(table, "tid"), strict=True)]
+
+
+def _threads(timeline: Timeline, rows: dict[str, Any],
+             keys: list[list[tuple[int, int | None]]]) -> dict[tuple[int, int | None], str]:
+    """Each thread of `keys` with its name (its API trace name, else 'Thread TID'), its process registered."""
     names = {(r["pid"], r["tid"]): r["thread_name"] for r in rows["threads"]}
     found: dict[tuple[int, int | None], str] = {}
-    for table in (rows["cpu_slices"], rows["nvtx_slices"]):
-        for pid, tid in zip(_column(table, "pid"), _column(table, "tid"), strict=True):
-            pid = UNKNOWN_PID if pid is None else pid
+    for table_keys in keys:
+        for pid, tid in table_keys:
             if (pid, tid) not in found:
                 found[(pid, tid)] = names.get((pid, tid)) or f"Thread {tid if tid is not None else '?'}"
                 main = names.get((pid, pid))  # the thread whose id is the process's names it
@@ -213,13 +223,14 @@ def _threads(timeline: Timeline, rows: dict[str, Any]) -> dict[tuple[int, int | 
     return found
 
 
-def _cpu(timeline: Timeline, rows: dict[str, Any], thread_names: dict[tuple[int, int | None], str]) -> None:
+def _cpu(timeline: Timeline, rows: dict[str, Any]) -> None:
+    tables = ((rows["cpu_slices"], False), (rows["nvtx_slices"], True))
+    thread_keys = [_thread_keys(table) for table, _ in tables]
+    thread_names = _threads(timeline, rows, thread_keys)
     order = {key: number for number, key in enumerate(sorted(thread_names, key=lambda k: (k[0], k[1] or 0)))}
-    for table, nvtx in ((rows["cpu_slices"], False), (rows["nvtx_slices"], True)):
+    for (table, nvtx), keys in zip(tables, thread_keys, strict=True):
         start = _times(table, "start_ns")
         end = _times(table, "end_ns") if nvtx else start + _times(table, "duration_ns")
-        keys = [(UNKNOWN_PID if pid is None else pid, tid)
-                for pid, tid in zip(_column(table, "pid"), _column(table, "tid"), strict=True)]
 
         def thread_track(key: tuple[int, int | None], lane: int, nvtx: bool = nvtx) -> int:
             pid, tid = key
@@ -250,11 +261,7 @@ def _counters(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, i
     devices, families = _column(counters, "device"), _column(counters, "family")
     start, width = _times(counters, "bin_start_ns"), _times(counters, "bin_ns")
     value = _times(counters, "time_ns") * 100.0 / np.maximum(width, 1)
-    first = 0
-    while first < counters.num_rows:
-        last = first
-        while last < counters.num_rows and (devices[last], families[last]) == (devices[first], families[first]):
-            last += 1
+    for first, last in _runs(list(zip(devices, families, strict=True))):
         family = families[first]
         name, rank = (BUSY, BUSY_RANK) if family is None else (f"{family} kernel time %", FAMILY_RANK)
         described = ("the time some kernel of the device runs" if family is None else
@@ -266,7 +273,6 @@ def _counters(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, i
         changed = np.append(True, values[1:] != values[:-1])  # a counter holds its value: repeats say nothing
         changed[-1] = True
         timeline.samples.append((ts[changed], values[changed], np.full(int(changed.sum()), track)))
-        first = last
 
 
 def _duration(ns: int) -> str:
@@ -298,7 +304,8 @@ def build(rows: dict[str, Any]) -> Timeline:
     """The tracks, slices and counter samples of a timeline's rows (nsight_ingest.analysis.timeline)."""
     timeline = Timeline()
     gpu: pa.Table = rows["gpu_slices"]
-    devices = sorted(set(_column(gpu, "device")) | set(_column(rows["counters"], "device")),
+    devices = sorted(set(pc.unique(gpu.column("device")).to_pylist())
+                     | set(pc.unique(rows["counters"].column("device")).to_pylist()),
                      key=lambda d: (d.rsplit("(", 1)[-1].rstrip(")").zfill(8), d))
     device_pids = {device: GPU_PID_BASE + number for number, device in enumerate(devices)}
     for device, pid in device_pids.items():
@@ -306,7 +313,7 @@ def build(rows: dict[str, Any]) -> Timeline:
     _counters(timeline, rows, device_pids)
     _gpu(timeline, rows, device_pids)
     _gaps(timeline, rows, device_pids)
-    _cpu(timeline, rows, _threads(timeline, rows))
+    _cpu(timeline, rows)
     return timeline
 
 
@@ -335,12 +342,17 @@ def cut(timeline: Timeline, max_events: int) -> Cut:
         index = max(0, index - over)
 
 
+def _kept(times: np.ndarray, before: int | None) -> np.ndarray:
+    """The rows whose time lies before the cut (all without one)."""
+    return np.nonzero(times < before)[0] if before is not None else np.arange(len(times))
+
+
 def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[bool, int, int, int]]:
     """(whether it ends a slice, kind index or -1 - counter index for samples, row (-1: a counter's closing 0),
     timestamp) of every event to write, in time order."""
     ts, phase, second, third, kind, row, ends = [], [], [], [], [], [], []
     for number, slices in enumerate(timeline.slices):
-        keep = np.nonzero(slices.cut_time < before)[0] if before is not None else np.arange(len(slices.start))
+        keep = _kept(slices.cut_time, before)
         s, e, d = slices.start[keep], slices.end[keep], slices.depth[keep]
         zero = s == e
         ts += [s, e]
@@ -353,7 +365,7 @@ def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[bool, int,
         row += [keep, keep]
         ends += [np.zeros(len(keep), dtype=bool), np.ones(len(keep), dtype=bool)]
     for number, (times, _, _) in enumerate(timeline.samples):
-        keep = np.nonzero(times < before)[0] if before is not None else np.arange(len(times))
+        keep = _kept(times, before)
         if len(keep) and len(keep) < len(times):  # a counter cut short closes at 0 where the cut falls
             keep = np.append(keep, -1)
         ts.append(np.where(keep < 0, before or 0, times[keep]))
@@ -377,11 +389,11 @@ def _kept_flows(timeline: Timeline, before: int | None) -> set[int]:
     """The flows whose launch call and kernel are both written."""
     starts, ends = set(), set()
     for slices in timeline.slices:
-        keep = slices.cut_time < before if before is not None else np.ones(len(slices.start), dtype=bool)
+        keep = _kept(slices.cut_time, before)
         if slices.flows_out is not None:
-            starts.update(f for i in np.nonzero(keep)[0].tolist() for f in slices.flows_out[i])
+            starts.update(f for i in keep.tolist() for f in slices.flows_out[i])
         if slices.flow_in is not None:
-            ends.update(slices.flow_in.numbers[keep & ~slices.flow_in.nulls].tolist())
+            ends.update(slices.flow_in.numbers[keep][~slices.flow_in.nulls[keep]].tolist())
     return starts & ends
 
 
@@ -589,9 +601,9 @@ def write(rows: dict[str, Any], path: Path, max_events: int, store: str | None =
     metadata = {"window": rows["window"], "inputs": rows["inputs"], "rule_set": rows["rule_set"],
                 "time_offset_ns": offset, "cut_at_ns": where.at_ns}
     counts = dict.fromkeys(KINDS, 0) | {"counter_samples": 0}
-    partial = path.with_name(f".{path.name}.partial-{os.getpid()}")
     try:
-        with gzip.open(partial, "wb") if path.suffix.lower() == ".gz" else open(partial, "wb") as out:
+        with cache.whole(path) as partial, \
+                gzip.open(partial, "wb") if path.suffix.lower() == ".gz" else open(partial, "wb") as out:
             writer = (_JsonWriter if form == "json" else _ProtoWriter)(out, offset)
             writer.tracks(timeline)
             for is_end, kind, row, ts in _events(timeline, where.at_ns):
@@ -611,11 +623,8 @@ def write(rows: dict[str, Any], path: Path, max_events: int, store: str | None =
                                    flow_in)
                 counts[slices.kind] += 1
             writer.close(metadata)
-        os.replace(partial, path)
     except OSError as exc:
         raise InputError(f"{path}: cannot write the timeline ({exc.strerror or exc})") from None
-    finally:
-        partial.unlink(missing_ok=True)
     rest = "a higher --max-events" if rows["nvtx_window"] else \
         f"--range {where.at_ns}:{'' if rows['range_end_ns'] is None else rows['range_end_ns']} or a higher --max-events"
     written = sum(counts.values())
