@@ -103,6 +103,10 @@ Details = Annotated[bool, typer.Option("--details", help="with --per-nvtx and --
 Fmt = Annotated[Format, typer.Option("--format", help="output format")]
 NcuFiles = Annotated[list[str] | None, typer.Option("--ncu", help="ncu --csv export (raw or details); repeatable")]
 ApiTrace = Annotated[str | None, typer.Option("--api-trace", help="cuda_api_trace CSV of the same capture")]
+Html = Annotated[Path | None, typer.Option("--html", help="also write the capture's report page (as the report "
+                                                          "command does) to this HTML file")]
+ReportOutput = Annotated[Path, typer.Option("-o", "--output", help="the HTML page to write (self-contained: it "
+                                                                 "works offline)")]
 
 
 def _print(result: Any, fmt: Format, analysis: registry.Analysis, details: bool = False) -> None:
@@ -179,9 +183,9 @@ def _capture_command(analysis: registry.Analysis):
                    _keyword("per_nvtx", PerNvtx), _keyword("by_nvtx", ByNvtx), _keyword("details", Details, False)]
     if analysis.takes_ncu:
         inputs.append(_keyword("ncu", NcuFiles))
-    if analysis is registry.CLASSIFY:  # its findings on request, from the same scopes
+    if analysis is registry.CLASSIFY:  # its findings on request, from the same scopes; its report page
         inputs += [_keyword("with_findings", WithFindings, False), _keyword("findings_dir", FindingRulesOnly),
-                   _keyword("fail_on", FailOn)]
+                   _keyword("fail_on", FailOn), _keyword("html", Html)]
 
     def body(given: dict[str, Any], run: pipeline.Run) -> Any:
         files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given.get("nvtx_trace"),
@@ -190,6 +194,9 @@ def _capture_command(analysis: registry.Analysis):
                                        given.get("by_nvtx"))
         with_findings = bool(given.get("with_findings") or given.get("findings_dir") or given.get("fail_on"))
         fail_on = given.get("fail_on")
+        if given.get("html") is not None:  # the page first: a refused page leaves no half-done command
+            _write_report(run, files, {**registry.REPORT.defaults(), **given["options"]}, choice, given["html"],
+                          given["db"])
         return pipeline.analyse(run, analysis, files, given["options"], choice,
                                 with_findings and not analysis.uses_findings, fail_on and fail_on.value)
 
@@ -199,6 +206,25 @@ def _capture_command(analysis: registry.Analysis):
 for _analysis in registry.CAPTURE_COMMANDS:
     app.command(name=_analysis.name)(_capture_command(_analysis))
 rules_app.command("audit")(_capture_command(registry.AUDIT))
+
+
+def _write_report(run: pipeline.Run, files: pipeline.CaptureFiles, options: dict[str, Any],
+                  choice: pipeline.WindowChoice, output: Path, db: str | None) -> dict[str, Any]:
+    from nsight_ingest.report import capture_page
+
+    return capture_page.write(pipeline.report(run, files, options, choice), output, db)
+
+
+app.command(name="report")(_command(registry.REPORT, [
+    _argument("gpu_trace", GpuTrace), _keyword("output", ReportOutput, inspect.Parameter.empty),
+    _keyword("kern_exec", KernExec), _keyword("api_trace", ApiTrace), _keyword("nvtx", Nvtx),
+    _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange), _keyword("by_nvtx", ByNvtx),
+    _keyword("ncu", NcuFiles)],
+    lambda given, run: _write_report(
+        run, pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given["nvtx_trace"], given["api_trace"],
+                                   tuple(given["ncu"] or ())),
+        given["options"], pipeline.WindowChoice(given["nvtx"], given["time_range"], None, given["by_nvtx"]),
+        given["output"], given["db"])))
 
 
 Output = Annotated[Path, typer.Option("-o", "--output", help="the timeline file: Perfetto protobuf (.pftrace, opened "

@@ -158,8 +158,8 @@ def _stat(path: Path) -> tuple[int, int]:
     return info.st_size, info.st_mtime_ns
 
 
-def _scope(readable: list[str], context: dict[str, Any] | None = None) -> Scope:
-    return Scope(duckdb.connect(), {"history_files": readable}, context or {})
+def _scope(readable: list[str]) -> Scope:
+    return Scope(duckdb.connect(), {"history_files": readable}, {})
 
 
 def summarized(history: Path, versions: RuleVersions, day: date) -> set[str]:
@@ -216,20 +216,37 @@ def fill_directions(scope: Scope) -> None:
                           list(scope.context["baseline"].directions.items()))
 
 
+KERNELS_MOVED = 5  # per capture, the kernels whose time moved most that the report lists
+
+
+@dataclass(frozen=True)
+class Night:
+    """A night against its baselines: every checked metric (history.regressions), the kernels whose time moved
+    most per capture (history.kernel_moves), and every metric of the night's captures per night (the trends)."""
+
+    checks: list[dict[str, Any]]
+    kernel_moves: list[dict[str, Any]]
+    series: list[dict[str, Any]]
+
+
+def night(history: Path, day: date, versions: RuleVersions, baseline: Baseline) -> Night:
+    """The night `day` checked against its rolling baseline, with what its report shows."""
+    readable, _ = files(history)
+    if not readable:
+        return Night([], [], [])
+    scope = _night_scope(readable, day, versions, baseline)
+    checks = scope.rows("history.regressions", mad_k=baseline.mad_k, min_change=baseline.min_change,
+                        min_baseline=baseline.min_runs)
+    return Night(checks, scope.rows("history.kernel_moves", top=KERNELS_MOVED), scope.rows("history.series"))
+
+
+def _night_scope(readable: list[str], day: date, versions: RuleVersions, baseline: Baseline) -> Scope:
+    return Scope(duckdb.connect(), {"history_files": readable, "day": day, "rule_set_version": versions.rule_set,
+                                    "family_set_version": versions.family_set,
+                                    "family_metrics": list(FAMILY_METRICS), "baseline_runs": baseline.runs},
+                 {"baseline": baseline})
+
+
 def check(history: Path, day: date, versions: RuleVersions, baseline: Baseline) -> list[dict[str, Any]]:
     """Every checked metric of the night `day` with its baseline, limit and whether it regressed."""
-    readable, _ = files(history)
-    if not readable:
-        return []
-    return _scope(readable, {"baseline": baseline}).rows(
-        "history.regressions", day=day, rule_set_version=versions.rule_set, family_set_version=versions.family_set,
-        family_metrics=list(FAMILY_METRICS), baseline_runs=baseline.runs,
-        mad_k=baseline.mad_k, min_change=baseline.min_change, min_baseline=baseline.min_runs)
-
-
-def series(history: Path, rule_set_version: str, captures: list[str]) -> list[dict[str, Any]]:
-    """Component time and launch-gap p90 per capture and night, for the report's plots."""
-    readable, _ = files(history)
-    if not readable:
-        return []
-    return _scope(readable).rows("history.series", rule_set_version=rule_set_version, captures=captures)
+    return night(history, day, versions, baseline).checks

@@ -288,24 +288,25 @@ class Outcome:
 def job(directory: str | Path, history_dir: Path, day: date, folders: RuleFolders, runner: Runner,
         baseline: history.Baseline, report_dir: Path | None, progress: Progress = _no_progress,
         lock_timeout: float = LOCK_TIMEOUT_S, allow_empty: bool = False) -> Outcome:
-    """The whole nightly job: summarize, check the night against its baseline, write the markdown and HTML
-    reports (default folder HISTORY/reports), each whole or not at all."""
-    from nsight_ingest.report import nightly_page, write_whole
+    """The whole nightly job: summarize, check the night against its baseline, write the markdown, HTML and JSON
+    reports and the index of every night (default folder HISTORY/reports), each whole or not at all."""
+    from nsight_ingest.report import nightly_page, to_json, write_whole
 
     result = summarize(directory, history_dir, day, folders, runner, progress, lock_timeout, allow_empty)
-    checks = history.check(history_dir, day, result.versions, baseline)
-    captures = sorted({c["capture"] for c in checks})
+    night = history.night(history_dir, day, result.versions, baseline)
     folder = report_dir or history_dir / "reports"
     folder.mkdir(parents=True, exist_ok=True)
     summary = {"run_id": result.run_id, "date": day.isoformat(), "rule_set_version": result.versions.rule_set,
                "family_set_version": result.versions.family_set, "finding_set_version": result.versions.finding_set,
                "traces_found": result.found, "written": result.written, "skipped": result.skipped,
                "failed": result.failed, "damaged_history_files": result.damaged_history}
-    markdown, page = folder / f"{day.isoformat()}.md", folder / f"{day.isoformat()}.html"
-    write_whole(markdown, nightly_page.nightly_markdown(summary, checks))
-    write_whole(page, nightly_page.nightly_html(summary, checks, history.series(history_dir, result.versions.rule_set,
-                                                                                captures)))
-    regressed = [c for c in checks if c["regressed"]]
-    printed = {**summary, "checked_metrics": len(checks), "regressions": regressed,
-               "reports": {"markdown": str(markdown), "html": str(page)}}
+    regressed = [c for c in night.checks if c["regressed"]]
+    reports = {kind: folder / f"{day.isoformat()}.{kind}" for kind in ("md", "html", "json")}
+    printed = {**summary, "checked_metrics": len(night.checks), "regressions": regressed,
+               "reports": {"markdown": str(reports["md"]), "html": str(reports["html"]), "json": str(reports["json"]),
+                           "index": str(folder / "index.html")}}
+    write_whole(reports["md"], nightly_page.nightly_markdown(summary, night, baseline))
+    write_whole(reports["html"], nightly_page.nightly_html(summary, night, baseline))
+    write_whole(reports["json"], to_json(printed))
+    write_whole(folder / "index.html", nightly_page.index_html(folder))
     return Outcome(printed, result.failed, 1 if regressed else 2 if result.failed else 0)

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -19,7 +19,18 @@ from nsight_ingest.finding_rules import load_finding_set
 from nsight_ingest.readers import forms
 from nsight_ingest.readers.forms import Input, as_input
 from nsight_ingest.readers.source import sibling
-from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, FINDINGS, LAUNCHES, NCU, RANKS, TIMELINE, Analysis
+from nsight_ingest.registry import (
+    ABBA,
+    CLASSIFY,
+    COMPARE,
+    FINDINGS,
+    LAUNCHES,
+    NCU,
+    RANKS,
+    REPORT,
+    TIMELINE,
+    Analysis,
+)
 from nsight_ingest.rules import RuleSet, load_family_set
 from nsight_ingest.sqlmodules import ModuleError, Scope, order
 
@@ -421,6 +432,31 @@ def timeline(run: Run, files: CaptureFiles, options: dict[str, Any], choice: Win
     scope = capture_scope(run, capture, window)
     scope.context["nvtx_groups"] = groups
     return _answered(TIMELINE, scope, capture, options)
+
+
+def report(run: Run, files: CaptureFiles, options: dict[str, Any], choice: WindowChoice = WindowChoice()
+           ) -> dict[str, Any]:
+    """What a one-capture report shows (registry REPORT): the classify and launches answers of the capture (or of
+    the --nvtx or --range window) with the report's own figures, all from one scope; with --by-nvtx, the classify
+    answer of each group besides (the page's group table)."""
+    if choice.per_nvtx:
+        raise InputError("a report is one page: give --by-nvtx (a row per group), --nvtx or --range, not --per-nvtx")
+    capture = open_capture(run, files, choice.needs_nvtx)
+    classify_options = {**CLASSIFY.defaults(), **{name: options[name] for name in CLASSIFY.defaults()}}
+    (window,) = _windows(run, capture, replace(choice, by_nvtx=None))
+    scope = capture_scope(run, capture, window)
+    summary = _answered(CLASSIFY, scope, capture, classify_options)
+    launch = _answered(LAUNCHES, scope, capture, LAUNCHES.defaults())
+    figures = _answered(REPORT, scope, capture, options)
+    _warn_integrity(run, capture, summary)
+    groups = None
+    if choice.by_nvtx:
+        parts = _per_window(run, capture, choice, lambda part: _answered(
+            CLASSIFY, capture_scope(run, capture, part), capture, classify_options))
+        if not parts:
+            raise InputError(f"--by-nvtx {choice.by_nvtx!r}: no matching NVTX range holds GPU operations")
+        groups = dict(parts)
+    return {"classify": summary, "launches": launch, **figures, "by_nvtx": choice.by_nvtx, "groups": groups}
 
 
 def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str, Any]:

@@ -13,7 +13,18 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from nsight_ingest.analysis import audit, classify, compare, findings, launches, ncu, queue_delay, ranks, timeline
+from nsight_ingest.analysis import (
+    audit,
+    capture_report,
+    classify,
+    compare,
+    findings,
+    launches,
+    ncu,
+    queue_delay,
+    ranks,
+    timeline,
+)
 from nsight_ingest.analysis.ncu import Thresholds
 
 
@@ -140,6 +151,18 @@ TIMELINE = Analysis(
                     "capture with more is cut at the time the limit is reached, with a warning", minimum=1,
                     maximum=1_000_000_000)),
     cacheable=False)
+
+REPORT = Analysis(
+    "report", "One capture as a self-contained HTML page (plotly charts, offline): summary cards, time by component "
+    "and family, top kernels, busy % over time per GPU, gap lengths, idle causes; the NVTX groups with --by-nvtx, "
+    "ncu verdicts per component with --ncu.", capture_report.answer, "print_report",
+    modules=("timeline.counters", "launches.gap_histogram"),
+    keys=("utilization", "gap_histogram", "gap_bins_per_decade"),
+    options=(Option("top", "--top", 25, "how many kernels the top-kernels table lists (by total time)", minimum=1,
+                    maximum=MOST),
+             Option("bins", "--bins", 200, "time bins of the busy-over-time chart", minimum=1, maximum=100_000),
+             *THRESHOLDS),
+    takes_ncu=True, cacheable=False)
 
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand; `timeline` writes a
 # file and has a command of its own).

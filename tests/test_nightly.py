@@ -11,6 +11,7 @@ import pytest
 from filelock import FileLock
 
 from nsight_ingest import nightly
+from tests import html_page
 from tests.conftest import DATA
 from tools.gen_trace import DIT_BLOCK, DIT_BLOCK_MEMOPS, generate
 
@@ -68,8 +69,10 @@ def test_ten_percent_regression_is_flagged(run_cli, baseline_nights, tmp_path):
     assert regression["value"] > regression["limit"] > regression["baseline_median"]
     markdown = (history / "reports" / "2026-11-20.md").read_text()
     assert "**1 regression(s)**" in markdown and "| dit | component_ms | nvfp4_gemms |" in markdown
-    page = (history / "reports" / "2026-11-20.html").read_text()
-    assert "<svg" in page and "<table>" in page and page.count("class=bad") == 1
+    page = html_page.read(history / "reports" / "2026-11-20.html")
+    metrics = page.tables["metrics"]
+    assert metrics.row_classes.count("regressed") == 1 and metrics.row_classes[0] == "regressed"
+    assert metrics.records()[0]["metric"] == "component_ms" and metrics.records()[0]["verdict"] == "regressed"
 
 
 def test_rolling_baseline_by_hand(tmp_path):

@@ -1,4 +1,5 @@
-"""Render analysis results: JSON for machines (here), text tables (tables) and the nightly page (nightly_page)."""
+"""Render analysis results: JSON for machines (here), text tables (tables), the HTML pages (capture_page,
+nightly_page) and the timeline file (timeline)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 from nsight_ingest import cache
+from nsight_ingest.errors import InputError
 
 
 def to_json(result: Any) -> str:
@@ -31,3 +33,12 @@ def write_whole(path: Path, text: str) -> None:
     or none, never a cut one."""
     with cache.whole(path) as written:
         written.write_text(text, encoding="utf-8")
+
+
+def output_checked(path: Path, protected: list[str], what: str) -> None:
+    """Refuse an output path `-o` that names no file (a folder, '-') or one of the `protected` files (the inputs,
+    the store): `what` would be written over them."""
+    if not path.name or path.name in (".", "..", "-") or path.is_dir():
+        raise InputError(f"-o {str(path)!r}: name the {what} file to write (a folder or '-' is none)")
+    if any(Path(other).resolve() == path.resolve() for other in protected):
+        raise InputError(f"-o {path}: that is an input or the store of the {what}; write it elsewhere")

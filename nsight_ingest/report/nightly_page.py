@@ -1,29 +1,67 @@
-"""The nightly job's report: markdown and a self-contained HTML page with inline SVG plots."""
+"""The nightly job's reports: markdown, a self-contained HTML page with plotly trends per capture, and an index of
+every night's page."""
 
 from __future__ import annotations
 
+import json
+import math
+from collections.abc import Callable
+from pathlib import Path
 from typing import Any
 
+from nsight_ingest.history import Baseline, Night
+from nsight_ingest.report import html
+from nsight_ingest.report.html import Column, count, number
 
-def _fmt(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.4g}"
+# The trends drawn for every capture, beside the judged metrics: (metric, split by its component column, title).
+OVERVIEW = (("component_ms", True, "kernel time by component (ms)"),
+            ("family_ms", True, "kernel time by kernel family (ms)"),
+            ("idle_cause_ms", True, "GPU idle by cause (ms)"),
+            ("gpu_span_ms", False, "GPU span (ms)"),
+            ("kernel_union_percent", False, "union busy (%)"),
+            ("launch_gap_p90_ns", False, "launch-gap p90 (ns)"))
 
 
-# The table of checked metrics, in both nightly reports: (heading, right-aligned) per column.
-_CHECK_COLUMNS = (("capture", False), ("metric", False), ("component or family", False), ("kernel", False),
-                  ("tonight", True),
-                  ("baseline median", True), ("limit", True), ("baseline runs", True), ("regressed", False))
+def _value(value: float | None, unit: str | None) -> str:
+    """A metric's value in fixed notation for its unit."""
+    if value is None or not math.isfinite(value):
+        return "-"
+    return f"{value:,.3f}" if unit == "ms" else f"{value:.2f}" if unit == "%" else f"{value:,.0f}"
 
 
-def _check_cells(check: dict[str, Any]) -> list[str]:
+def verdict(check: dict[str, Any], baseline: Baseline) -> str:
+    """What the check found: regressed, within its limit, or not judged (too few baseline runs)."""
+    if check["regressed"]:
+        return "regressed"
+    runs = check["baseline_runs"] or 0
+    return "within" if runs >= baseline.min_runs else f"not judged ({runs} of {baseline.min_runs} runs)"
+
+
+def _all_zero(check: dict[str, Any]) -> bool:
+    """A metric that is zero tonight and in its baseline (a component the workload lacks)."""
+    return check["value"] == 0 and not check["baseline_median"]
+
+
+# The table of checked metrics, in both nightly reports.
+_CHECK_COLUMNS = (Column("capture"), Column("metric"), Column("component or family"), Column("kernel", wraps=True),
+                  Column("tonight", True), Column("baseline median", True),
+                  Column("limit", True, "past it the metric regressed (a percentage's within 0-100)"),
+                  Column("unit"), Column("baseline runs", True), Column("verdict"))
+
+
+def _check_cells(check: dict[str, Any], baseline: Baseline) -> list[html.Cell]:
     """One checked metric as the cells of _CHECK_COLUMNS."""
-    return [check["capture"], check["metric"], check["component"] or "", check["kernel"] or "",
-            _fmt(check["value"]),
-            _fmt(check["baseline_median"]), _fmt(check["limit"]), str(check["baseline_runs"] or 0),
-            "yes" if check["regressed"] else "no"]
+    unit = check["unit"]
+    return [html.Cell(check["capture"]), html.Cell(check["metric"]), html.Cell(check["component"] or ""),
+            html.Cell(check["kernel"] or ""), number(check["value"], _value(check["value"], unit)),
+            number(check["baseline_median"], _value(check["baseline_median"], unit)),
+            number(check["limit"], _value(check["limit"], unit)), html.Cell(unit or ""),
+            count(check["baseline_runs"] or 0),
+            html.Cell(verdict(check, baseline))]
 
 
-def _run_sentences(summary: dict[str, Any], checks: list[dict[str, Any]], code, bold) -> tuple[str, str]:
+def _run_sentences(summary: dict[str, Any], checks: list[dict[str, Any]], code: Callable[[str], str],
+                   bold: Callable[[str], str]) -> tuple[str, str]:
     """What the run did and how many metrics regressed, marked up by `code` and `bold` of the report's format."""
     ran = (f"Run {code(summary['run_id'])}, rule set {code(summary['rule_set_version'])}, family set "
            f"{code(summary['family_set_version'])}: "
@@ -33,88 +71,192 @@ def _run_sentences(summary: dict[str, Any], checks: list[dict[str, Any]], code, 
     return ran, f"{bold(f'{regressions} regression(s)')} among {len(checks)} checked metrics."
 
 
-def nightly_markdown(summary: dict[str, Any], checks: list[dict[str, Any]]) -> str:
-    """The nightly summary as markdown: what ran, then every checked metric, regressions first."""
+def _problems(summary: dict[str, Any]) -> list[tuple[str, list[str]]]:
+    """The lists a reader must see, each item with its reason: failed and skipped captures, history files that
+    could not be read."""
+    skipped = [f"{path}: already summarized for this night under these rule sets" for path in summary["skipped"]]
+    damaged = [f"{path}: not a readable history file (cut short, another schema or no night); skipped"
+               for path in summary.get("damaged_history_files") or []]
+    return [(heading, items) for heading, items in (("Failed captures", summary["failed"]),
+                                                    ("Skipped captures", skipped),
+                                                    ("Damaged history files", damaged)) if items]
+
+
+def nightly_markdown(summary: dict[str, Any], night: Night, baseline: Baseline) -> str:
+    """The nightly summary as markdown: what ran, then every checked metric, regressions first, all-zero rows
+    left out."""
+    checks = night.checks
     ran, regressed = _run_sentences(summary, checks, lambda text: f"`{text}`", lambda text: f"**{text}**")
-    lines = [
-        f"# nsight-ingest nightly summary, {summary['date']}", "", ran, "", regressed, "",
-        "| " + " | ".join(heading for heading, _ in _CHECK_COLUMNS) + " |",
-        "|" + "|".join("---:" if right else "---" for _, right in _CHECK_COLUMNS) + "|",
-    ]
-    for c in checks:
-        cells = _check_cells(c)
-        cells[-1] = "**yes**" if c["regressed"] else "no"
+    lines = [f"# nsight-ingest nightly summary, {summary['date']}", "", ran, "", regressed, "",
+             "| " + " | ".join(c.heading for c in _CHECK_COLUMNS) + " |",
+             "|" + "|".join("---:" if c.numeric else "---" for c in _CHECK_COLUMNS) + "|"]
+    shown = [c for c in checks if not _all_zero(c)]
+    for check in shown:
+        cells = [cell.text for cell in _check_cells(check, baseline)]
+        cells[-1] = f"**{cells[-1]}**" if check["regressed"] else cells[-1]
         lines.append("| " + " | ".join(cells) + " |")
+    if len(shown) < len(checks):
+        lines += ["", f"{len(checks) - len(shown)} metric(s) zero tonight and in their baseline are not listed."]
     for heading, items in _problems(summary):
         lines += ["", f"## {heading}", "", *[f"- {item}" for item in items]]
     return "\n".join(lines) + "\n"
 
 
-def _problems(summary: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """The lists a reader must see: failed captures and history files that could not be read."""
-    return [(heading, summary[key]) for heading, key in (("Failed", "failed"),
-                                                         ("Damaged history files (skipped)", "damaged_history_files"))
-            if summary.get(key)]
+def _label(check: dict[str, Any]) -> str:
+    return " ".join(part for part in (check["metric"], check["component"], check["kernel"]) if part)
 
 
-def _svg(figure) -> str:
-    import io
-
-    buffer = io.StringIO()
-    figure.savefig(buffer, format="svg", bbox_inches="tight")
-    return buffer.getvalue()[buffer.getvalue().index("<svg"):]
+def _key(row: dict[str, Any]) -> tuple[str, str, str, str]:
+    return row["capture"], row["metric"], row["component"] or "", row["kernel"] or ""
 
 
-def nightly_plots(series: list[dict[str, Any]]) -> list[tuple[str, str]]:
-    """Per capture: component time per night (stacked bars) and launch-gap p90 over time, as inline SVG."""
-    import matplotlib
+def _overview(capture: str, series: list[dict[str, Any]]) -> str:
+    """The capture's night-by-night trends: time by component, family and idle cause, span, busy, gap p90."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    plots = []
-    for capture in sorted({row["capture"] for row in series}):
-        rows = [r for r in series if r["capture"] == capture]
-        nights = sorted({r["date"] for r in rows})
-        components = sorted({r["component"] for r in rows if r["metric"] == "component_ms"})
-        figure, (bars, gaps) = plt.subplots(1, 2, figsize=(11, 3.4))
-        bottom = [0.0] * len(nights)
-        for component in components:
-            heights = [next((r["value"] or 0.0 for r in rows if r["metric"] == "component_ms"
-                             and r["component"] == component and r["date"] == night), 0.0) for night in nights]
-            bars.bar([str(n) for n in nights], heights, bottom=bottom, label=component)
-            bottom = [b + h for b, h in zip(bottom, heights, strict=True)]
-        bars.set_title(f"{capture}: kernel time by component (ms)")
-        bars.legend(fontsize="small", loc="upper left", bbox_to_anchor=(1.0, 1.0))
-        bars.tick_params(axis="x", labelrotation=45)
-        p90 = [(str(r["date"]), r["value"]) for r in rows if r["metric"] == "launch_gap_p90_ns"]
-        gaps.plot([d for d, _ in p90], [v for _, v in p90], marker="o")
-        gaps.set_title(f"{capture}: launch-gap p90 (ns)")
-        gaps.tick_params(axis="x", labelrotation=45)
-        plots.append((capture, _svg(figure)))
-        plt.close(figure)
-    return plots
+    fig = make_subplots(rows=2, cols=3, subplot_titles=[title for _, _, title in OVERVIEW],
+                        horizontal_spacing=0.07, vertical_spacing=0.16)
+    for index, (metric, split, _) in enumerate(OVERVIEW):
+        rows = [r for r in series if r["metric"] == metric and r["value"] is not None]
+        parts = sorted({r["component"] for r in rows if split and r["value"]}) if split else [None]
+        for part in parts:
+            mine = [r for r in rows if r["component"] == part]
+            x, y = [str(r["date"]) for r in mine], [r["value"] for r in mine]
+            trace = (go.Bar(x=x, y=y, name=part, legendgroup=metric, legendgrouptitle_text=metric) if split else
+                     go.Scatter(x=x, y=y, mode="lines+markers", name=metric, showlegend=False,
+                                line_color=html.COLORS["first"]))
+            fig.add_trace(trace, row=index // 3 + 1, col=index % 3 + 1)
+    fig.update_layout(barmode="stack", title=f"{capture}: trends", legend={"groupclick": "toggleitem"})
+    fig.update_xaxes(type="category")
+    fig.update_yaxes(rangemode="tozero")
+    return html.figure(fig, height=720)
 
 
-def nightly_html(summary: dict[str, Any], checks: list[dict[str, Any]], series: list[dict[str, Any]]) -> str:
-    """A self-contained HTML report: the summary, the table of checked metrics and inline SVG plots."""
-    import html
+def _judged_trends(capture: str, checks: list[dict[str, Any]], series: list[dict[str, Any]],
+                   baseline: Baseline) -> str:
+    """One small chart per judged metric: its value per night, the band the baseline allows (median ± allowed
+    change, within 0-100 for a percentage) and tonight's point, red when it regressed."""
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
 
+    judged = [c for c in checks if (c["baseline_runs"] or 0) >= baseline.min_runs and not _all_zero(c)]
+    if not judged:
+        return '<p class="note">No metric of this capture has enough baseline runs to be judged yet.</p>'
+    columns = 3
+    fig = make_subplots(rows=math.ceil(len(judged) / columns), cols=columns,
+                        subplot_titles=[_label(c) for c in judged], horizontal_spacing=0.08,
+                        vertical_spacing=min(0.12, 0.5 / math.ceil(len(judged) / columns)))
+    values: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
+    for row in series:
+        values.setdefault(_key(row), []).append(row)
+    for index, check in enumerate(judged):
+        where = {"row": index // columns + 1, "col": index % columns + 1}
+        mine = values.get(_key(check), [])
+        nights = [str(r["date"]) for r in mine]
+        median, allowed = check["baseline_median"], check["allowed_change"]
+        low, high = median - allowed, median + allowed
+        if check["unit"] == "%":
+            low, high = max(low, 0.0), min(high, 100.0)
+        fig.add_trace(go.Scatter(x=nights, y=[high] * len(nights), mode="lines", line_width=0, showlegend=False,
+                                 hoverinfo="skip"), **where)
+        fig.add_trace(go.Scatter(x=nights, y=[low] * len(nights), mode="lines", line_width=0, fill="tonexty",
+                                 fillcolor=html.COLORS["band"], name="baseline band (median ± allowed change)",
+                                 showlegend=index == 0, legendgroup="band", hoverinfo="skip"), **where)
+        fig.add_trace(go.Scatter(x=nights, y=[r["value"] for r in mine], mode="lines+markers", showlegend=False,
+                                 line_color=html.COLORS["first"], name=_label(check)), **where)
+        bad = check["regressed"]
+        fig.add_trace(go.Scatter(
+            x=[str(check["date"])], y=[check["value"]], mode="markers", name="tonight: regressed" if bad else
+            "tonight: within", marker={"size": 11, "color": html.COLORS["regressed" if bad else "within"],
+                                       "symbol": "diamond"}, legendgroup="regressed" if bad else "within",
+            showlegend=False), **where)
+    fig.update_layout(title=f"{capture}: judged metrics against their baseline (band) and tonight (diamond: red "
+                            f"regressed, green within)")
+    fig.update_xaxes(type="category", showticklabels=True)
+    return html.figure(fig, height=140 + 240 * math.ceil(len(judged) / columns))
+
+
+def _moves(moves: list[dict[str, Any]], table_id: str) -> str:
+    columns = [Column("kernel", wraps=True), Column("tonight ms", True), Column("baseline median ms", True),
+               Column("change ms", True), Column("change %", True), Column("baseline runs", True)]
+    rows = [[m["kernel"], number(m["value"], _value(m["value"], "ms")),
+             number(m["baseline_median"], _value(m["baseline_median"], "ms")),
+             number(m["change_ms"], "-" if m["change_ms"] is None else f"{m['change_ms']:+,.3f}"),
+             number(m["change_percent"], "-" if m["change_percent"] is None else f"{m['change_percent']:+.2f}%"),
+             count(m["baseline_runs"] or 0)] for m in moves]
+    return html.table(table_id, columns, rows,
+                      caption="kernels whose time moved most against their baseline (then top kernels without one)")
+
+
+def _checks_tables(checks: list[dict[str, Any]], baseline: Baseline) -> str:
+    shown = [c for c in checks if not _all_zero(c)]
+    zero = [c for c in checks if _all_zero(c)]
+    classes = ["regressed" if c["regressed"] else "unjudged" if verdict(c, baseline).startswith("not") else ""
+               for c in shown]
+    text = html.table("metrics", _CHECK_COLUMNS, [_check_cells(c, baseline) for c in shown], classes,
+                      filterable=True)
+    if zero:
+        text += (f"<details><summary>{len(zero)} metric(s) zero tonight and in their baseline (components or "
+                 f"families this workload lacks)</summary>"
+                 + html.table("zero-metrics", _CHECK_COLUMNS, [_check_cells(c, baseline) for c in zero])
+                 + "</details>")
+    return text
+
+
+def nightly_html(summary: dict[str, Any], night: Night, baseline: Baseline) -> str:
+    """The nightly report page: what ran, the problems, the checked metrics (regressions first) and per capture its
+    trends, judged metrics with their baseline band, and the kernels that moved most."""
+    checks = night.checks
     ran, regressed = _run_sentences(summary, checks, lambda text: f"<code>{html.escape(text)}</code>",
                                     lambda text: f"<b>{text}</b>")
-    header = "".join(f"<th>{heading}</th>" for heading, _ in _CHECK_COLUMNS)
-    rows = "".join(f"<tr class={'bad' if c['regressed'] else 'ok'}>"
-                   + "".join(f"<td>{html.escape(cell)}</td>" for cell in _check_cells(c)) + "</tr>" for c in checks)
-    plots = "".join(f"<h2>{html.escape(capture)}</h2>{svg}" for capture, svg in nightly_plots(series))
-    problems = "".join(f"<h2>{heading}</h2><ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>"
+    regressions = sum(c["regressed"] for c in checks)
+    judged = sum((c["baseline_runs"] or 0) >= baseline.min_runs for c in checks)
+    cards = html.cards([
+        ("regressions", str(regressions), "checked metrics past their limit"),
+        ("checked metrics", str(len(checks)), f"{judged} judged, {len(checks) - judged} with under "
+                                              f"{baseline.min_runs} baseline runs"),
+        ("captures summarized", str(len(summary["written"])), f"of {summary['traces_found']} found"),
+        ("failed captures", str(len(summary["failed"])), "listed below with the reason"),
+    ])
+    problems = "".join(html.section(heading.lower().replace(" ", "-"), heading,
+                                    "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>")
                        for heading, items in _problems(summary))
-    return f"""<!doctype html><html><head><meta charset="utf-8">
-<title>nsight-ingest nightly {summary['date']}</title>
-<style>body{{font-family:sans-serif;margin:2em}} table{{border-collapse:collapse}}
-td,th{{border:1px solid #ccc;padding:3px 8px;text-align:right}} td:nth-child(-n+3){{text-align:left}}
-tr.bad{{background:#fdd}}</style></head><body>
-<h1>nsight-ingest nightly summary, {summary['date']}</h1>
-<p>{ran}
-{regressed}</p>
-<table><tr>{header}</tr>{rows}</table>{problems}{plots}</body></html>
-"""
+    captures = sorted({row["capture"] for row in night.series} | {c["capture"] for c in checks})
+    per_capture = []
+    for capture in captures:
+        series = [r for r in night.series if r["capture"] == capture]
+        mine = [{**c, "date": summary["date"]} for c in checks if c["capture"] == capture]
+        moves = [m for m in night.kernel_moves if m["capture"] == capture]
+        per_capture.append(html.section(
+            f"capture-{len(per_capture)}", f"Capture {capture}", _overview(capture, series),
+            _judged_trends(capture, mine, series, baseline),
+            _moves(moves, f"moves-{len(per_capture)}") if moves else ""))
+    rule = (f"Judged against the median of the last {baseline.runs} runs, allowing max({baseline.mad_k:g} x 1.4826 "
+            f"x MAD, {baseline.min_change:.0%} of the median), once {baseline.min_runs} runs exist.")
+    body = (f"<h1>nsight-ingest nightly summary, {html.escape(summary['date'])}</h1>"
+            f'<p class="meta"><a href="index.html">all nights</a></p><p>{ran} {regressed}</p>{cards}{problems}'
+            + html.section("metrics", "Checked metrics", _checks_tables(checks, baseline),
+                           note=f"{rule} Click a heading to sort; type to filter.")
+            + "".join(per_capture))
+    return html.page(f"nsight-ingest nightly {summary['date']}", body)
+
+
+def index_html(folder: Path) -> str:
+    """The index of every night's page in the report folder, newest first, from each night's JSON summary."""
+    nights = []
+    for path in sorted(folder.glob("????-??-??.json"), reverse=True):
+        try:
+            summary = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue  # a summary cut short or removed since: its night is left out, the rest listed
+        if isinstance(summary, dict):  # another program's JSON of that name is none of ours
+            nights.append((path.stem, summary))
+    columns = [Column("night"), Column("regressions", True), Column("checked metrics", True),
+               Column("captures summarized", True), Column("failed", True), Column("run")]
+    rows = [[html.Cell(day, link=f"{day}.html"), count(len(s.get("regressions", []))),
+             count(s.get("checked_metrics", 0)), count(len(s.get("written", []))), count(len(s.get("failed", []))),
+             s.get("run_id", "")]
+            for day, s in nights]
+    table = html.table("nights", columns, rows, ["regressed" if s.get("regressions") else "" for _, s in nights])
+    return html.page("nsight-ingest nightly reports", "<h1>nsight-ingest nightly reports</h1>" + table, plots=False)

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import hashlib
-import re
 from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import PERCENTILE_KEYS, percent
 from nsight_ingest.analysis.ncu import DRAM_THROUGHPUT, L2_HIT_RATE, MEMORY_THROUGHPUT, SM_THROUGHPUT
 from nsight_ingest.finding_rules import CONTROL
+from nsight_ingest.report.text import IDLE_CAUSE_LABELS, fixed, kernel_labels, ms, pct, us
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -34,31 +33,15 @@ def _console(**options: Any) -> Console:
     return Console(**options)
 
 
-def _ms(ns: float | None) -> str:
-    return "-" if ns is None else f"{ns / 1e6:,.3f}"
-
-
-def _us(ns: float | None) -> str:
-    return "-" if ns is None else f"{ns / 1e3:,.1f}"
-
-
-def _fixed(value: float | None) -> str:
-    return "-" if value is None else f"{value:,.2f}"
-
-
-def _pct(value: float | None) -> str:
-    return "-" if value is None else f"{value:.2f}%"
-
-
 def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:
     gaps = s["launch_gaps"]
     lines = [
         f"[bold]{escape(title)}[/bold]",
-        f"GPU span {_ms(s['gpu_span_ns'])} ms | {s['gpu_operation_count']} GPU ops | {s['kernel_count']} kernels"
-        f" | kernel time {_ms(s['kernel_time_ns'])} ms ({_pct(s['kernel_busy_percent_of_span'])} busy summed,"
-        f" {_pct(s['kernel_union_percent_of_span'])} with a kernel running)",
-        f"Launch gaps: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])} ms,"
-        f" average {_ms(gaps['average_ns'])} ms, max {_ms(gaps['maximum_ns'])} ms",
+        f"GPU span {ms(s['gpu_span_ns'])} ms | {s['gpu_operation_count']} GPU ops | {s['kernel_count']} kernels"
+        f" | kernel time {ms(s['kernel_time_ns'])} ms ({pct(s['kernel_busy_percent_of_span'])} busy summed,"
+        f" {pct(s['kernel_union_percent_of_span'])} with a kernel running)",
+        f"Launch gaps: {gaps['positive_gap_count']} positive, total {ms(gaps['total_ns'])} ms,"
+        f" average {ms(gaps['average_ns'])} ms, max {ms(gaps['maximum_ns'])} ms",
         idle_line(s["idle"], len(s.get("devices") or {})),
     ]
     if s["communication"] is not None:
@@ -68,9 +51,9 @@ def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:
         lines.append("CPU-GPU launch overlap: - (no kern_exec trace)")
     else:
         lines.append(
-            f"CPU-GPU launch overlap: {_ms(overlap['launch_api_gpu_overlap_ns'])} ms of"
-            f" {_ms(overlap['launch_api_union_ns'])} ms launch-API union"
-            f" ({_pct(overlap['launch_api_overlap_percent'])})"
+            f"CPU-GPU launch overlap: {ms(overlap['launch_api_gpu_overlap_ns'])} ms of"
+            f" {ms(overlap['launch_api_union_ns'])} ms launch-API union"
+            f" ({pct(overlap['launch_api_overlap_percent'])})"
         )
     return lines
 
@@ -84,40 +67,13 @@ def _components_table(components: dict[str, Any], policy: dict[str, str] | None)
     if policy is not None:
         table.add_column("policy", overflow="fold")
     for name, c in components.items():
-        cells = [escape(name), f"{c['milliseconds']:,.3f}", _pct(c["percent_of_kernel_time"]), str(c["launches"])]
+        cells = [escape(name), f"{c['milliseconds']:,.3f}", pct(c["percent_of_kernel_time"]), str(c["launches"])]
         table.add_row(*cells, *([policy.get(name, "")] if policy is not None else []))
         for sub, s in c.get("sub_components", {}).items():
             share = percent(s["milliseconds"], c["milliseconds"])
-            table.add_row(f"  {sub}", f"{s['milliseconds']:,.3f}", f"({_pct(share)})", str(s["launches"]),
+            table.add_row(f"  {sub}", f"{s['milliseconds']:,.3f}", f"({pct(share)})", str(s["launches"]),
                           *([""] if policy is not None else []))
     return table
-
-
-# The identifier in a kernel's template arguments that says what a generic kernel does: PyTorch's elementwise and
-# reduce templates name their functor (MulFunctor, silu_kernel, direct_copy_kernel_cuda, MeanOps); namespaces are no
-# such identifier, nor the gpu_kernel_impl wrappers every PyTorch elementwise kernel holds.
-_FUNCTOR = re.compile(r"[A-Za-z_]\w*(?:Functor\w*|Ops?|_kernel\w*|Kernel\w*)(?!\w|>?::)")
-_WRAPPERS = re.compile(r"gpu_kernel_impl\w*")
-
-
-def kernel_label(name: str, short_name: str) -> str:
-    """A kernel's label for a table: its short name, followed by the last functor of its template arguments when it
-    has one (`elementwise_kernel<MulFunctor>`), so the same kernel reads the same in every table."""
-    at = name.find(short_name + "<")
-    arguments = name[at + len(short_name):] if at >= 0 else ""
-    functors = [f for f in _FUNCTOR.findall(arguments) if f != short_name and not _WRAPPERS.fullmatch(f)]
-    return f"{short_name}<{functors[-1]}>" if functors else short_name
-
-
-def kernel_labels(names: list[str], short_names: list[str]) -> list[str]:
-    """The labels of a table's kernels (kernel_label); where two still read the same, each gets a short hash of
-    its full name, so that different kernels never share a label."""
-    labels = [kernel_label(name, short) for name, short in zip(names, short_names, strict=True)]
-    named: dict[str, set[str]] = {}
-    for name, label in zip(names, labels, strict=True):
-        named.setdefault(label, set()).add(name)
-    return [f"{label} #{hashlib.sha1(name.encode()).hexdigest()[:6]}" if len(named[label]) > 1 else label
-            for name, label in zip(names, labels, strict=True)]
 
 
 def _ncu_table(components: dict[str, Any]) -> Table:
@@ -130,9 +86,9 @@ def _ncu_table(components: dict[str, Any]) -> Table:
     for name, c in components.items():
         if c.get("ncu"):
             n = c["ncu"]
-            table.add_row(escape(name), *(_pct(n[f"{key}_percent"]) for key in (
+            table.add_row(escape(name), *(pct(n[f"{key}_percent"]) for key in (
                 "profiled", "compute_bound", "memory_bound", "latency_bound", "balanced")),
-                *(_fixed(n[key]) for key in ("sm_throughput_pct", "memory_throughput_pct")))
+                *(fixed(n[key]) for key in ("sm_throughput_pct", "memory_throughput_pct")))
     return table
 
 
@@ -143,7 +99,7 @@ def _families_table(families: dict[str, Any]) -> Table:
         table.add_column(column, justify="left" if column == "family" else "right")
     for name, f in families.items():
         if f["launches"]:
-            table.add_row(name, f"{f['milliseconds']:,.3f}", _pct(f["percent_of_kernel_time"]), str(f["launches"]))
+            table.add_row(name, f"{f['milliseconds']:,.3f}", pct(f["percent_of_kernel_time"]), str(f["launches"]))
     return table
 
 
@@ -155,28 +111,24 @@ def _top_kernels_table(kernels: list[dict[str, Any]]) -> Table:
     labels = kernel_labels([k["name"] for k in kernels], [k["short_name"] for k in kernels])
     for rank, (label, k) in enumerate(zip(labels, kernels, strict=True), start=1):
         split = "" if len(k["components"]) == 1 else f" (+{len(k['components']) - 1})"
-        table.add_row(str(rank), escape(label), k["family"], escape(k["component"] + split), _ms(k["total_ns"]),
-                      _pct(k["percent_of_kernel_time"]), str(k["launches"]), f"{k['mean_ns'] / 1e3:,.2f}",
+        table.add_row(str(rank), escape(label), k["family"], escape(k["component"] + split), ms(k["total_ns"]),
+                      pct(k["percent_of_kernel_time"]), str(k["launches"]), f"{k['mean_ns'] / 1e3:,.2f}",
                       f"{k['median_ns'] / 1e3:,.2f}", f"{k['max_ns'] / 1e3:,.2f}")
     return table
 
 
-IDLE_CAUSE_LABELS = {"memory_transfer_ns": "memory transfer", "synchronization_ns": "synchronization",
-                     "cpu_launch_ns": "CPU launch", "other_ns": "other"}
-
-
 def idle_line(idle: dict[str, Any], devices: int = 1) -> str:
     """No kernel running: the time and its causes ('-' for a cause the capture cannot tell)."""
-    causes = ", ".join(f"{label} {_ms(idle[key])}" for key, label in IDLE_CAUSE_LABELS.items())
+    causes = ", ".join(f"{label} {ms(idle[key])}" for key, label in IDLE_CAUSE_LABELS.items())
     summed = f" (summed over {devices} devices)" if devices > 1 else ""
-    return f"No kernel running{summed}: {_ms(idle['kernel_idle_ns'])} ms = {causes} ms"
+    return f"No kernel running{summed}: {ms(idle['kernel_idle_ns'])} ms = {causes} ms"
 
 
 def communication_line(block: dict[str, Any]) -> str:
     """Communication time, overlapped and exposed, and the exposed time of each collective."""
-    collectives = ", ".join(f"{name} {_ms(c['exposed_ns'])}" for name, c in block["by_collective"].items())
-    return (f"Communication: {_ms(block['time_ns'])} ms, {_ms(block['overlapped_ns'])} ms behind compute"
-            f" ({_pct(block['overlap_percent'])}), {_ms(block['exposed_ns'])} ms exposed"
+    collectives = ", ".join(f"{name} {ms(c['exposed_ns'])}" for name, c in block["by_collective"].items())
+    return (f"Communication: {ms(block['time_ns'])} ms, {ms(block['overlapped_ns'])} ms behind compute"
+            f" ({pct(block['overlap_percent'])}), {ms(block['exposed_ns'])} ms exposed"
             + (f" (by collective: {collectives} ms)" if collectives else ""))
 
 
@@ -224,9 +176,9 @@ def print_windows(result: dict[str, Any], console: Console | None = None) -> Non
         table.add_column(column, justify="left" if column in ("group", "window") else "right", overflow="fold")
     for label, p in parts.items():
         gap = (p.get("launch_gaps") or {}).get("maximum_ns", (p.get("gaps") or {}).get("max_ns"))
-        table.add_row(escape(str(label)), str(p.get("ranges", "-")), _ms(p.get("range_start_ns")),
-                      _ms(p.get("range_time_ns")), _ms(p.get("gpu_span_ns")), str(p.get("kernel_count", "-")),
-                      _ms(p.get("kernel_time_ns")), _pct(p.get("busy_percent")), _ms(gap))
+        table.add_row(escape(str(label)), str(p.get("ranges", "-")), ms(p.get("range_start_ns")),
+                      ms(p.get("range_time_ns")), ms(p.get("gpu_span_ns")), str(p.get("kernel_count", "-")),
+                      ms(p.get("kernel_time_ns")), pct(p.get("busy_percent")), ms(gap))
     console.print(table)
 
 
@@ -243,7 +195,7 @@ def print_rows(columns: list[str], rows: list[tuple], console: Console | None = 
 
 def _percentile_cells(block: dict[str, Any] | None) -> list[str]:
     block = block or {}
-    return [_ms(block.get(k)) for k in PERCENTILE_KEYS]
+    return [ms(block.get(k)) for k in PERCENTILE_KEYS]
 
 
 def print_launches(result: dict[str, Any], console: Console | None = None) -> None:
@@ -251,7 +203,7 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
     console = console or _console(width=160)
     console.print(f"[bold]{escape(_title('launches', result))}[/bold]", highlight=False)
     gaps = result["gaps"]
-    console.print(f"GPU idle gaps between kernels: {gaps['positive_gap_count']} positive, total {_ms(gaps['total_ns'])}"
+    console.print(f"GPU idle gaps between kernels: {gaps['positive_gap_count']} positive, total {ms(gaps['total_ns'])}"
                   f" ms; p50/p90/p99/max {' / '.join(_percentile_cells(gaps))} ms", highlight=False)
     console.print(idle_line(result["idle"], len(result.get("devices") or {})), highlight=False)
     if result.get("launch_api_calls") is not None:
@@ -260,7 +212,7 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
                       f" {result['graph_kernels']}; kernels without launch row {result['kernels_without_launch_row']}",
                       highlight=False)
         console.print(f"CPU-starved kernels (launch call ended after the GPU went idle): "
-                      f"{_pct(result['cpu_starved_kernel_percent'])} of {result['kernels_considered']}",
+                      f"{pct(result['cpu_starved_kernel_percent'])} of {result['kernels_considered']}",
                       highlight=False)
         latency = _table(title="launch call duration (ms)")
         for column in ("api", "calls", "p50", "p90", "p99", "max"):
@@ -277,9 +229,9 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
     labels = kernel_labels([g[side] for g in gaps for side in ("before", "after")],
                            [g[f"{side}_short_name"] for g in gaps for side in ("before", "after")])
     for number, gap in enumerate(gaps):
-        calls = ", ".join(f"{c['name']} {_ms(c['overlap_ns'])}" for c in gap["api_calls"])
+        calls = ", ".join(f"{c['name']} {ms(c['overlap_ns'])}" for c in gap["api_calls"])
         more = gap["api_call_count"] - len(gap["api_calls"])
-        largest.add_row(_ms(gap["gap_ns"]), escape(gap["device"]), str(gap["stream_id"]),
+        largest.add_row(ms(gap["gap_ns"]), escape(gap["device"]), str(gap["stream_id"]),
                         IDLE_CAUSE_LABELS.get(f"{gap['idle_cause']}_ns", "-"),
                         escape(f"[{gap['before_component']}] {labels[2 * number]}"),
                         escape(f"[{gap['after_component']}] {labels[2 * number + 1]}"),
@@ -293,7 +245,7 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
             pairs.add_column(column, justify="left" if column.startswith("before") else "right")
         for pair in result[f"gaps_by_{axis}_pair"][:15]:
             pairs.add_row(f"{pair[f'before_{axis}']} -> {pair[f'after_{axis}']}", str(pair["gaps"]),
-                          _ms(pair["total_ns"]))
+                          ms(pair["total_ns"]))
         console.print(pairs)
     if result["by_family"]:
         families = _table(title="launch calls and queue delay by family (us)")
@@ -302,9 +254,9 @@ def print_launches(result: dict[str, Any], console: Console | None = None) -> No
             families.add_column(column, justify="left" if column == "family" else "right")
         for name, f in result["by_family"].items():
             call, queue = f["api_duration_ns"], f["queue_delay_ns"]
-            families.add_row(name, str(f["launches"]), str(f["calls"]), _us(call["total_ns"]),
-                             *(_us(call[k]) for k in ("p50_ns", "p90_ns", "max_ns")), str(queue["queued_kernels"]),
-                             _us(queue["total_ns"]), *(_us(queue[k]) for k in ("p50_ns", "p90_ns", "max_ns")))
+            families.add_row(name, str(f["launches"]), str(f["calls"]), us(call["total_ns"]),
+                             *(us(call[k]) for k in ("p50_ns", "p90_ns", "max_ns")), str(queue["queued_kernels"]),
+                             us(queue["total_ns"]), *(us(queue[k]) for k in ("p50_ns", "p90_ns", "max_ns")))
         console.print(families)
 
 
@@ -317,7 +269,7 @@ def print_queue_delay(result: dict[str, Any], console: Console | None = None) ->
         console.print("queue delay: - (no kern_exec trace)", highlight=False)
         return
     console.print(f"{queue['queued_kernels']} kernels queued ({queue['not_queued_kernels']} not), total"
-                  f" {_ms(queue['total_ns'])} ms; p50/p90/p99/max {' / '.join(_percentile_cells(queue))} ms",
+                  f" {ms(queue['total_ns'])} ms; p50/p90/p99/max {' / '.join(_percentile_cells(queue))} ms",
                   highlight=False)
 
 
@@ -341,6 +293,19 @@ def print_timeline(result: dict[str, Any], console: Console | None = None) -> No
                       highlight=False)
 
 
+def print_report(result: dict[str, Any], console: Console | None = None) -> None:
+    """What a report page holds: where it is, its sections, and the inputs it was made from."""
+    console = console or _console(width=140)
+    console.print(escape(f"report {result['output']}: {result['bytes']:,} bytes, {result['charts']} charts"),
+                  highlight=False)
+    console.print(escape(f"sections: {', '.join(result['sections'])}"), highlight=False)
+    if result["nvtx_groups"]:
+        console.print(escape(f"NVTX groups: {', '.join(result['nvtx_groups'])}"), highlight=False)
+    for i in result["inputs"]:
+        console.print(escape(f"{i['role']}: {i['path']} ({i['rows']:,} rows, sha256 {i['sha256'][:12]})"),
+                      highlight=False)
+
+
 def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
     """The ncu analysis as a table: one row per profiled launch."""
     console = console or _console(width=170)
@@ -358,12 +323,12 @@ def print_ncu(result: dict[str, Any], console: Console | None = None) -> None:
         for name in names:
             value = (kernel["metrics"].get(name) or {}).get("base_value")
             if value is not None:
-                return _fixed(value)
+                return fixed(value)
         return "-"
 
     labels = kernel_labels([k["name"] for k in result["kernels"]], [k["short_name"] for k in result["kernels"]])
     for label, k in zip(labels, result["kernels"], strict=True):
-        duration = _fixed(None if k["duration_ns"] is None else k["duration_ns"] / 1e3)
+        duration = fixed(None if k["duration_ns"] is None else k["duration_ns"] / 1e3)
         table.add_row(str(k["id"]), escape(label), k["component"], k["family"], duration,
                       metric(k, SM_THROUGHPUT), metric(k, MEMORY_THROUGHPUT), metric(k, *DRAM_THROUGHPUT),
                       metric(k, L2_HIT_RATE), k["verdict"] or "-")
@@ -403,7 +368,7 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
 
     def row(label: str, d: dict[str, Any], fmt: str = "{:,.3f}") -> None:
         cells = [fmt.format(d[k]) if d[k] is not None else "-" for k in ("a", "b", "delta")]
-        table.add_row(label, *cells, _pct(d["delta_percent"]))
+        table.add_row(label, *cells, pct(d["delta_percent"]))
 
     row("kernel time (ms)", result["kernel_time_ms"])
     row("GPU span (ms)", result["gpu_span_ms"])
@@ -437,8 +402,8 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
                       kernel_labels([k["name"] for k in listed], [k["short_name"] for k in listed]), strict=True))
     for k in kernels["changed"]:
         total, launches, mean = k["total_ns"], k["launches"], k["mean_ns"]
-        changes.add_row(escape(labels[k["kernel_key"]]), k["family"], _ms(total["a"]), _ms(total["b"]),
-                        _ms(total["delta"]), _pct(total["delta_percent"]), f"{launches['a']} -> {launches['b']}",
+        changes.add_row(escape(labels[k["kernel_key"]]), k["family"], ms(total["a"]), ms(total["b"]),
+                        ms(total["delta"]), pct(total["delta_percent"]), f"{launches['a']} -> {launches['b']}",
                         f"{mean['a'] / 1e3:,.2f} -> {mean['b'] / 1e3:,.2f}")
     if kernels["changed"]:
         console.print(changes)
@@ -446,12 +411,12 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
         console.print(f"kernels: none changed ({kernels['unchanged_count']} unchanged)", highlight=False)
     for title, entries in (("added", kernels["added"]), ("removed", kernels["removed"])):
         if entries:
-            shown = ", ".join(f"{labels[k['kernel_key']]} ({_ms(k['total_ns'])} ms)" for k in entries[:10])
+            shown = ", ".join(f"{labels[k['kernel_key']]} ({ms(k['total_ns'])} ms)" for k in entries[:10])
             more = f" and {len(entries) - 10} more" if len(entries) > 10 else ""
             console.print(escape(f"kernels {title}: {shown}{more}"), highlight=False)
     if "gate" in result:
         g = result["gate"]
-        console.print(f"gate: {g['metric']} changed {_pct(g['change_percent'])} (worse when {g['worse_when']}), "
+        console.print(f"gate: {g['metric']} changed {pct(g['change_percent'])} (worse when {g['worse_when']}), "
                       f"limit {g['fail_above_percent']:g}%: [bold]{g['verdict']}[/bold]", highlight=False)
 
 
@@ -459,9 +424,9 @@ def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
     """The rules audit as text."""
     console = console or _console(width=150)
     unclassified = result["unclassified"]
-    neighbour = _pct(result["neighbour_rules"]["percent_of_kernel_time"])
+    neighbour = pct(result["neighbour_rules"]["percent_of_kernel_time"])
     console.print(escape(f"rules audit {result['source_gpu_trace']}: unclassified {unclassified['milliseconds']:,.3f}"
-                         f" ms ({_pct(unclassified['percent_of_kernel_time'])}) in {unclassified['launches']}"
+                         f" ms ({pct(unclassified['percent_of_kernel_time'])}) in {unclassified['launches']}"
                          f" launches; neighbour rules decided {neighbour} of the time"), highlight=False)
     table = _table(title="top unclassified kernels")
     for column in ("ms", "launches", "name"):
@@ -473,7 +438,7 @@ def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
     for column in ("family", "ms", "% unclassified", "launches"):
         families.add_column(column, justify="left" if column == "family" else "right")
     for name, f in unclassified["by_family"].items():
-        families.add_row(name, f"{f['milliseconds']:,.3f}", _pct(f["percent_of_unclassified"]), str(f["launches"]))
+        families.add_row(name, f"{f['milliseconds']:,.3f}", pct(f["percent_of_unclassified"]), str(f["launches"]))
     console.print(families)
     rules = _table(title="rule files")
     for column in ("rule file", "kind", "matches", "won"):
@@ -493,7 +458,7 @@ def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
     """The multi-rank summary as text."""
     console = console or _console(width=150)
     console.print(f"aligned span {result['aligned_profile_span_seconds']:.6f} s; all GPUs idle"
-                  f" {result['both_gpus_idle_ms']:,.3f} ms ({_pct(result['both_gpus_idle_percent_of_aligned_span'])})",
+                  f" {result['both_gpus_idle_ms']:,.3f} ms ({pct(result['both_gpus_idle_percent_of_aligned_span'])})",
                   highlight=False)
     table = _table()
     for column in ("rank", "device", "kernels", "NCCL kernels", "NCCL ms", "non-NCCL s", "kernel union %",
@@ -504,8 +469,8 @@ def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
         comm = r["communication"] or {}
         table.add_row(str(r["rank"]), escape(r["device"]), str(r["kernel_count"]), str(r["nccl_kernel_count"]),
                       f"{r['nccl_kernel_ms']:,.3f}", f"{r['non_nccl_kernel_seconds']:.6f}",
-                      _pct(r["kernel_union_percent"]), _ms(comm.get("time_ns")), _ms(comm.get("exposed_ns")),
-                      _pct(comm.get("overlap_percent")), f"{r['clock_offset_ns']:,}", residual, r["clock"])
+                      pct(r["kernel_union_percent"]), ms(comm.get("time_ns")), ms(comm.get("exposed_ns")),
+                      pct(comm.get("overlap_percent")), f"{r['clock_offset_ns']:,}", residual, r["clock"])
     console.print(table)
     collectives = _table(title="collectives (matched by order across ranks)")
     for column in ("collective", "instances", "skew total ms", "skew max ms", "waiting rank", "late rank",
@@ -531,9 +496,9 @@ def _evidence_value(key: str, value: Any) -> str:
     if isinstance(value, bool) or value is None:
         return str(value)
     if key.endswith("_ns"):  # under a millisecond in microseconds, so that short times keep their digits
-        return f"{_us(value)} us" if abs(value) < 1e6 else f"{_ms(value)} ms"
+        return f"{us(value)} us" if abs(value) < 1e6 else f"{ms(value)} ms"
     if key.endswith(("_pct", "_percent")) or "_percent_" in key:
-        return _pct(value)
+        return pct(value)
     return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}"
 
 
@@ -576,7 +541,7 @@ def print_findings(result: dict[str, Any], console: Console | None = None) -> No
             table.add_column(column, justify=justify, overflow="fold")
         for number, (finding, scope) in enumerate(zip(findings, _scope_texts(findings), strict=True), 1):
             table.add_row(str(number), finding["severity"], escape(finding["title"]),
-                          _ms(finding["gain_ceiling_ns"]), _pct(finding["gain_ceiling_percent_of_span"]),
+                          ms(finding["gain_ceiling_ns"]), pct(finding["gain_ceiling_percent_of_span"]),
                           escape(scope), escape(evidence_text(finding["evidence"])))
         console.print(table)
     else:

@@ -28,6 +28,7 @@ import pyarrow.compute as pc
 
 from nsight_ingest import cache
 from nsight_ingest.errors import InputError
+from nsight_ingest.report import output_checked
 
 GPU_PID_BASE = 1 << 30  # the pid of a device's process: above any Linux pid (pid_max is at most 2^22)
 TRACK_TID_BASE = 1 << 30  # in JSON, the thread id of a track that is no thread of the capture (streams, NVTX)
@@ -579,10 +580,7 @@ class _JsonWriter:
 def _checked(path: Path, protected: list[str]) -> str:
     """The format `path` asks for ('json' or 'perfetto', either gzipped when it ends in .gz), once it is seen to
     name a file that is none of the `protected` ones (the inputs, the store)."""
-    if not path.name or path.name in (".", "..", "-") or path.is_dir():
-        raise InputError(f"-o {str(path)!r}: name the timeline file to write (a folder or '-' is none)")
-    if any(Path(other).resolve() == path.resolve() for other in protected):
-        raise InputError(f"-o {path}: that is an input or the store of the timeline; write it elsewhere")
+    output_checked(path, protected, "timeline")
     stem = path.name.removesuffix(".gz") if path.suffix.lower() == ".gz" else path.name
     return "json" if stem.lower().endswith(".json") else "perfetto"
 

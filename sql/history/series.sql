@@ -1,20 +1,24 @@
--- Per capture of $captures and night (latest run of the night) under rule set $rule_set_version: component time
--- and launch-gap p90, for the report's plots.
--- requires: history.rows
+-- Every metric of each capture of the night (history.baselines) per night up to it (the latest run of each night)
+-- under rule set $rule_set_version and, for the metrics $family_metrics, family set $family_set_version: the
+-- report's trends.
+-- requires: history.rows, history.baselines
 -- returns: rows
 --   capture    capture name
 --   date       night
---   metric     component_ms | launch_gap_p90_ns
---   component  component (component_ms), NULL otherwise
---   value      value (ms or ns)
+--   metric     metric name
+--   component  component, family, idle cause or finding (NULL for whole-capture metrics)
+--   kernel     kernel_key (NULL but for per-kernel metrics)
+--   value      value, in unit
+--   unit       ms | ns | % | count
 WITH history AS (
     SELECT * FROM history_rows
-    WHERE rule_set_version = $rule_set_version AND list_contains($captures, capture)
+    WHERE rule_set_version = $rule_set_version AND date <= $day
+      AND capture IN (SELECT capture FROM metric_baselines)
+      AND (NOT list_contains($family_metrics, metric) OR family_set_version = $family_set_version)
 ),
 latest AS (
     SELECT * FROM history QUALIFY run_id = max(run_id) OVER (PARTITION BY capture, date)
 )
-SELECT capture, date, metric, component, value
+SELECT capture, date, metric, component, kernel, value, unit
 FROM latest
-WHERE metric IN ('component_ms', 'launch_gap_p90_ns')
-ORDER BY capture, date, metric, component
+ORDER BY capture, date, metric, component, kernel

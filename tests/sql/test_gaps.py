@@ -1,4 +1,5 @@
-"""launches.kernel_gaps, launches.gap_percentiles and launches.cpu_starved, each alone on rows given here."""
+"""launches.kernel_gaps, launches.gap_percentiles, launches.gap_histogram and launches.cpu_starved, each alone on
+rows given here."""
 
 from __future__ import annotations
 
@@ -79,6 +80,26 @@ def test_gap_percentiles(scope):
         (None, 5, 190, 100), ("A", 4, 90, 40), ("B", 1, 100, 100)]
     percentiles = [(r["p50_ns"], r["p90_ns"], r["p99_ns"]) for r in rows]
     assert percentiles == [pytest.approx((20, 76, 97.6)), pytest.approx((20, 34, 39.4)), pytest.approx((100, 100, 100))]
+
+
+def test_gap_histogram(scope):
+    """Quarter-decade bins: bin k holds gaps of 10^(k/4) up to 10^((k+1)/4) ns.
+
+    A: 150 -> log10 2.176, x4 = 8.70: bin 8 [100, 177.8); 170 -> 8.92: bin 8; 1000 -> exactly 12: bin 12
+       [1000, 1778.3); 999 -> 11.998: bin 11 [562.3, 1000); 0, -20 and NULL are no gaps.
+    B: 150 -> bin 8.
+    All: bin 8 holds 150 + 170 + 150 = 470 in 3 gaps; bins 11 and 12 one each.
+    """
+    given(scope, "launches.kernel_gaps", ["device", "gap_ns"], [
+        ("A", 150), ("A", 170), ("A", 1000), ("A", 999), ("A", 0), ("A", -20), ("A", None), ("B", 150),
+    ])
+    rows = [(r["device"], r["bin"], round(r["low_ns"], 1), round(r["high_ns"], 1), r["gaps"], r["total_ns"])
+            for r in scope.rows("launches.gap_histogram", per_decade=4)]
+    assert rows == [
+        (None, 8, 100.0, 177.8, 3, 470), (None, 11, 562.3, 1000.0, 1, 999), (None, 12, 1000.0, 1778.3, 1, 1000),
+        ("A", 8, 100.0, 177.8, 2, 320), ("A", 11, 562.3, 1000.0, 1, 999), ("A", 12, 1000.0, 1778.3, 1, 1000),
+        ("B", 8, 100.0, 177.8, 1, 150),
+    ]
 
 
 def test_cpu_starved(scope):

@@ -89,8 +89,10 @@ def inputs(tmp_path_factory) -> Inputs:
                                   {"sources": sources, "clocks": {s.rank: {"offset_ns": 0} for s in sources},
                                    "family_set": run.family_set}, pipeline.RANK_SUBSTITUTES)
     tiny_history(folder / "history")
-    history_scope = sqlmodules.Scope(store.connect(), {"history_files": str(folder / "history" / "date=*/*.parquet")},
-                                     {"baseline": history.Baseline()})
+    history_scope = sqlmodules.Scope(store.connect(), {
+        "history_files": str(folder / "history" / "date=*/*.parquet"), "day": dt.date(2026, 11, 2),
+        "rule_set_version": "v", "family_set_version": "f", "family_metrics": list(history.FAMILY_METRICS),
+        "baseline_runs": 7}, {"baseline": history.Baseline()})  # the night history.baselines builds
     timings = folder / "timings.csv"
     timings.write_text("trial,variant,update,seconds\n1,before,1,2.0\n1,before,2,2.2\n2,after,1,1.5\n2,after,2,1.7\n")
     compare_scope = sqlmodules.Scope(store.connect(), {}, {"timings_path": timings})
@@ -99,11 +101,12 @@ def inputs(tmp_path_factory) -> Inputs:
         "traces": [ncu.trace_id], "common": COMMON_METRICS, "all_metrics": False,  # ncu.*
         "latency_below": 60, "bound_at_least": 70, "dominance": 1.2,
         "reference": 0, "ranks": 2, "span_start": 12_000_000, "span_end": 22_000_000,  # ranks.*
-        "day": dt.date(2026, 11, 2), "rule_set_version": "v", "captures": ["c"],  # history.*
-        "family_set_version": "f", "finding_set_version": "g", "family_metrics": list(history.FAMILY_METRICS),
-        "baseline_runs": 7, "mad_k": 3.0, "min_change": 0.05, "min_baseline": 3,
+        "day": dt.date(2026, 11, 2), "rule_set_version": "v",  # history.*
+        "family_set_version": "f", "finding_set_version": "g",
+        "mad_k": 3.0, "min_change": 0.05, "min_baseline": 3,
         "warmup": 0, "final": 0,  # compare.abba
         "bins": 10,  # timeline.counters
+        "per_decade": 4,  # launches.gap_histogram
         "nvtx_trace": capture.nvtx.trace_id, "name": "step 1", "pattern": "step \\d+",  # scope.nvtx_ranges
     }
     # a window on a connection of its own: its substitutes replace the capture's views by tables

@@ -1,0 +1,29 @@
+"""The one-capture report's own figures: how busy each GPU is over time and how long its idle gaps are. The rest
+of the page is the classify and launches answers of the same scope (pipeline.report)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from nsight_ingest.analysis import percent
+from nsight_ingest.sqlmodules import Scope
+from nsight_ingest.store import Capture
+
+GAP_BINS_PER_DECADE = 4  # the gap-length histogram's logarithmic bins: 1, 1.8, 3.2, 5.6, 10 ... ns
+
+
+def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
+    """Per device: busy % (the time some kernel runs) in each of `bins` time bins over the span, and the positive
+    launch gaps counted in logarithmic length bins (device None: all devices together, under `all`)."""
+    utilization: dict[str, list[dict[str, Any]]] = {}
+    for row in scope.rows("timeline.counters", bins=options["bins"]):
+        if row["family"] is None:
+            utilization.setdefault(row["device"], []).append(
+                {"start_ns": int(row["bin_start_ns"]), "bin_ns": int(row["bin_ns"]),
+                 "busy_percent": percent(row["time_ns"], row["bin_ns"])})
+    histogram: dict[str, list[dict[str, Any]]] = {}
+    for row in scope.rows("launches.gap_histogram", per_decade=GAP_BINS_PER_DECADE):
+        histogram.setdefault(row["device"] or "all", []).append(
+            {"low_ns": row["low_ns"], "high_ns": row["high_ns"], "gaps": int(row["gaps"]),
+             "total_ns": int(row["total_ns"])})
+    return {"utilization": utilization, "gap_histogram": histogram, "gap_bins_per_decade": GAP_BINS_PER_DECADE}

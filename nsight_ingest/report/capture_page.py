@@ -1,0 +1,275 @@
+"""The one-capture report: a self-contained HTML page of what pipeline.report answered (the classify and launches
+answers of one scope and the report's own figures), with plotly charts."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from nsight_ingest.analysis import percent
+from nsight_ingest.analysis.idle import CAUSES
+from nsight_ingest.report import html, output_checked, write_whole
+from nsight_ingest.report.html import Column, number
+from nsight_ingest.report.text import IDLE_CAUSE_LABELS, duration, fixed, kernel_labels, ms, pct, us
+
+NCU_VERDICTS = (("compute_bound", "compute bound", "#1f77b4"), ("memory_bound", "memory bound", "#ff7f0e"),
+                ("latency_bound", "latency bound", "#9467bd"), ("balanced", "balanced", "#2ca02c"))
+
+
+def _bars(shares: dict[str, dict[str, Any]], title: str) -> str:
+    """Horizontal bars of the entries with time (ms and % of kernel time), most time on top."""
+    import plotly.graph_objects as go
+
+    shown = sorted(((name, e) for name, e in shares.items() if e["launches"]), key=lambda item: item[1]["milliseconds"])
+    fig = go.Figure(go.Bar(
+        x=[e["milliseconds"] for _, e in shown], y=[name for name, _ in shown], orientation="h",
+        text=[f"{e['milliseconds']:,.3f} ms ({pct(e['percent_of_kernel_time'])})" for _, e in shown],
+        textposition="auto", customdata=[e["launches"] for _, e in shown],
+        hovertemplate="%{y}: %{x:,.3f} ms, %{customdata} launches<extra></extra>"))
+    fig.update_layout(title=title, xaxis_title="kernel time (ms)", yaxis={"automargin": True})
+    return html.figure(fig, height=max(260, 60 + 34 * len(shown)))
+
+
+def _without_time(shares: dict[str, dict[str, Any]], what: str) -> str:
+    empty = [name for name, e in shares.items() if not e["launches"]]
+    return f'<p class="note">{what} without kernels here: {html.escape(", ".join(empty))}</p>' if empty else ""
+
+
+def _cards(summary: dict[str, Any], launch: dict[str, Any]) -> str:
+    gaps, overlap, idle = summary["launch_gaps"], summary["cpu_gpu_overlap"], summary["idle"]
+    devices = len(summary["devices"])
+    per = f" ({devices} GPUs: span x {devices})" if devices > 1 else ""
+    items = [
+        ("GPU span", duration(summary["gpu_span_ns"]), "first GPU operation's start to the last one's end"),
+        ("kernel time", duration(summary["kernel_time_ns"]), f"{summary['kernel_count']:,} kernels, summed"),
+        ("busy", pct(summary["kernel_busy_percent_of_span"]), f"kernel time over the span{per}; concurrent kernels "
+                                                              "count each"),
+        ("union busy", pct(summary["kernel_union_percent_of_span"]), f"time some kernel runs, over the span{per}"),
+        ("GPU idle", duration(idle["kernel_idle_ns"]), "no kernel running, between the first and last kernel"),
+        ("launch gaps", f"{gaps['positive_gap_count']:,}", f"positive gaps between kernels, "
+                                                           f"{duration(gaps['total_ns'])} in all; p90 "
+                                                           f"{duration(launch['gaps']['p90_ns'])}"),
+        ("launch overlap", pct(overlap["launch_api_overlap_percent"]) if overlap else "-",
+         "share of the launch calls' time during which a kernel ran" if overlap else "no kern_exec trace"),
+        ("CPU-starved kernels", pct(launch["cpu_starved_kernel_percent"]),
+         "kernels whose launch call ended after the GPU went idle"),
+    ]
+    if summary["communication"] is not None:
+        block = summary["communication"]
+        items.append(("exposed communication", duration(block["exposed_ns"]),
+                      f"of {duration(block['time_ns'])} communication, {pct(block['overlap_percent'])} behind "
+                      f"compute"))
+    return html.cards(items)
+
+
+def _top_kernels(kernels: list[dict[str, Any]]) -> str:
+    labels = kernel_labels([k["name"] for k in kernels], [k["short_name"] for k in kernels])
+    columns = [Column("#", True),
+               Column("kernel", wraps=True, title="short name with its functor, or a hash where two read alike; "
+                                                  "hover for the full name"),
+               Column("family"), Column("component"), Column("total ms", True), Column("% of kernel time", True),
+               Column("launches", True), Column("mean µs", True), Column("median µs", True), Column("max µs", True)]
+    rows = [[number(rank, str(rank)), html.Cell(label, title=k["name"]), k["family"], k["component"] + (
+                f" (+{len(k['components']) - 1})" if len(k["components"]) > 1 else ""),
+             number(k["total_ns"], ms(k["total_ns"])),
+             number(k["percent_of_kernel_time"], pct(k["percent_of_kernel_time"])),
+             number(k["launches"], f"{k['launches']:,}"), number(k["mean_ns"], us(k["mean_ns"])),
+             number(k["median_ns"], us(k["median_ns"])), number(k["max_ns"], us(k["max_ns"]))]
+            for rank, (label, k) in enumerate(zip(labels, kernels, strict=True), start=1)]
+    return html.table("top-kernels", columns, rows, filterable=True)
+
+
+def _utilization(utilization: dict[str, list[dict[str, Any]]], span_start_ns: int) -> str:
+    import plotly.graph_objects as go
+
+    fig = go.Figure()
+    for device, bins in utilization.items():
+        fig.add_trace(go.Scatter(
+            x=[(b["start_ns"] - span_start_ns) / 1e6 for b in bins], y=[b["busy_percent"] for b in bins],
+            mode="lines", line={"shape": "hv"}, name=device,
+            hovertemplate="%{x:,.3f} ms: %{y:.1f}% busy<extra>" + html.escape(device) + "</extra>"))
+    width = next(iter(utilization.values()))[0]["bin_ns"] if utilization else 0
+    fig.update_layout(title=f"busy % over time (bins of {duration(width)})",
+                      xaxis_title="time since the span's start (ms)",
+                      yaxis={"title": "time some kernel runs (%)", "range": [0, 105]}, showlegend=len(utilization) > 1)
+    return html.figure(fig)
+
+
+def _gap_histogram(histogram: dict[str, list[dict[str, Any]]]) -> str:
+    import plotly.graph_objects as go
+    from plotly.subplots import make_subplots
+
+    bins = histogram.get("all", [])
+    labels = [f"{_length(b['low_ns'])} to {_length(b['high_ns'])}" for b in bins]
+    fig = make_subplots(specs=[[{"secondary_y": True}]])
+    fig.add_trace(go.Bar(x=labels, y=[b["gaps"] for b in bins], name="gaps", marker_color=html.COLORS["first"],
+                         hovertemplate="%{x}: %{y:,} gaps<extra></extra>"), secondary_y=False)
+    fig.add_trace(go.Scatter(x=labels, y=[b["total_ns"] / 1e6 for b in bins], name="time in these gaps (ms)",
+                             mode="lines+markers", line_color=html.COLORS["second"],
+                             hovertemplate="%{x}: %{y:,.3f} ms<extra></extra>"),
+                  secondary_y=True)
+    # the axis titles, in their traces' colours, say which is which: no legend to crowd the tick labels
+    fig.update_layout(title="idle gaps between kernels by length (logarithmic bins)", xaxis_title="gap length",
+                      showlegend=False)
+    fig.update_yaxes(title_text="gaps (bars)", title_font_color=html.COLORS["first"], secondary_y=False,
+                     rangemode="tozero")
+    fig.update_yaxes(title_text="time in these gaps (ms, line)", title_font_color=html.COLORS["second"],
+                     secondary_y=True, rangemode="tozero", showgrid=False)
+    return html.figure(fig)
+
+
+def _length(ns: float) -> str:
+    """A gap length for an axis label: ns, µs or ms with 3 significant figures at most."""
+    for unit, scale in (("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def _idle(idle: dict[str, Any]) -> str:
+    import plotly.graph_objects as go
+
+    known = [(IDLE_CAUSE_LABELS[c], idle[c]) for c in CAUSES if idle[c] is not None]
+    fig = go.Figure(go.Bar(
+        x=[ns / 1e6 for _, ns in known], y=[label for label, _ in known], orientation="h",
+        text=[f"{ms(ns)} ms ({pct(percent(ns, idle['kernel_idle_ns']))})" for _, ns in known], textposition="auto",
+        hovertemplate="%{y}: %{x:,.3f} ms<extra></extra>"))
+    fig.update_layout(title=f"why the GPU idles: {duration(idle['kernel_idle_ns'])} without a kernel",
+                      xaxis_title="idle time (ms)", yaxis={"automargin": True, "autorange": "reversed"})
+    return html.figure(fig, height=300)
+
+
+def _largest_gaps(gaps: list[dict[str, Any]]) -> str:
+    labels = kernel_labels([g[side] for g in gaps for side in ("before", "after")],
+                           [g[f"{side}_short_name"] for g in gaps for side in ("before", "after")])
+    columns = [Column("gap", True), Column("device"), Column("stream", True), Column("longest cause"),
+               Column("kernel before", wraps=True), Column("kernel after", wraps=True), Column("starts at (ns)", True)]
+    rows = [[number(g["gap_ns"], duration(g["gap_ns"])), g["device"], number(g["stream_id"], str(g["stream_id"])),
+             IDLE_CAUSE_LABELS.get(f"{g['idle_cause']}_ns", "-"),
+             f"[{g['before_component']}] {labels[2 * i]}", f"[{g['after_component']}] {labels[2 * i + 1]}",
+             number(g["gap_start_ns"], f"{g['gap_start_ns']:,}")] for i, g in enumerate(gaps)]
+    return html.table("largest-gaps", columns, rows)
+
+
+def _groups(groups: dict[str, dict[str, Any]]) -> str:
+    columns = [Column("group"), Column("ranges", True), Column("range time ms", True, "the ranges' summed length"),
+               Column("busy in ranges", True, "time some kernel runs, over the time the ranges cover"),
+               Column("kernels", True), Column("kernel time ms", True), Column("GPU idle ms", True),
+               Column("CPU-launch idle ms", True), Column("launch gaps", True), Column("most time in")]
+    rows = []
+    for label, g in groups.items():
+        top = max(g["components"].items(), key=lambda item: item[1]["milliseconds"])[0]
+        rows.append([label, number(g["ranges"], f"{g['ranges']:,}"),
+                     number(g["range_time_ns"], ms(g["range_time_ns"])),
+                     number(g["busy_percent"], pct(g["busy_percent"])),
+                     number(g["kernel_count"], f"{g['kernel_count']:,}"),
+                     number(g["kernel_time_ns"], ms(g["kernel_time_ns"])),
+                     number(g["idle"]["kernel_idle_ns"], ms(g["idle"]["kernel_idle_ns"])),
+                     number(g["idle"]["cpu_launch_ns"], ms(g["idle"]["cpu_launch_ns"])),
+                     number(g["launch_gaps"]["positive_gap_count"], f"{g['launch_gaps']['positive_gap_count']:,}"),
+                     top])
+    return html.table("nvtx-groups", columns, rows, filterable=True)
+
+
+def _ncu(components: dict[str, dict[str, Any]]) -> str:
+    import plotly.graph_objects as go
+
+    profiled = {name: c["ncu"] for name, c in components.items() if c.get("ncu") and c["launches"]}
+    names = list(profiled)
+    fig = go.Figure()
+    for key, label, color in NCU_VERDICTS:
+        fig.add_trace(go.Bar(y=names, x=[profiled[n][f"{key}_percent"] or 0 for n in names], name=label,
+                             orientation="h", marker_color=color,
+                             hovertemplate="%{y}: %{x:.1f}% of its kernel time " + label + "<extra></extra>"))
+    fig.add_trace(go.Bar(y=names, x=[100 - (profiled[n]["profiled_percent"] or 0) for n in names],
+                         name="not profiled", orientation="h", marker_color="#d9d9d9",
+                         hovertemplate="%{y}: %{x:.1f}% of its kernel time not profiled<extra></extra>"))
+    fig.update_layout(barmode="stack", title="ncu verdicts per component (share of its nsys kernel time)",
+                      xaxis={"title": "% of the component's kernel time", "range": [0, 100]},
+                      yaxis={"automargin": True})
+    columns = [Column("component"), Column("profiled", True), *(Column(label, True) for _, label, _ in NCU_VERDICTS),
+               Column("SM throughput %", True), Column("memory throughput %", True)]
+    rows = [[name, number(n["profiled_percent"], pct(n["profiled_percent"])),
+             *(number(n[f"{key}_percent"], pct(n[f"{key}_percent"])) for key, _, _ in NCU_VERDICTS),
+             number(n["sm_throughput_pct"], fixed(n["sm_throughput_pct"])),
+             number(n["memory_throughput_pct"], fixed(n["memory_throughput_pct"]))] for name, n in profiled.items()]
+    return html.figure(fig, height=max(260, 80 + 40 * len(names))) + html.table("ncu-verdicts", columns, rows)
+
+
+def _devices(devices: dict[str, dict[str, Any]]) -> str:
+    columns = [Column("device"), Column("span ms", True), Column("kernels", True), Column("kernel time ms", True),
+               Column("busy", True), Column("union busy", True), Column("GPU idle ms", True)]
+    rows = [[name, number(d["gpu_span_ns"], ms(d["gpu_span_ns"])),
+             number(d["kernel_count"], f"{d['kernel_count']:,}"),
+             number(d["kernel_time_ns"], ms(d["kernel_time_ns"])),
+             number(d["kernel_busy_percent_of_span"], pct(d["kernel_busy_percent_of_span"])),
+             number(d["kernel_union_percent_of_span"], pct(d["kernel_union_percent_of_span"])),
+             number(d["idle"]["kernel_idle_ns"], ms(d["idle"]["kernel_idle_ns"]))] for name, d in devices.items()]
+    return html.table("devices", columns, rows)
+
+
+def _provenance(summary: dict[str, Any]) -> str:
+    columns = [Column("role"), Column("path", wraps=True), Column("rows", True), Column("sha256")]
+    rows = [[i["role"], i["path"], number(i["rows"], f"{i['rows']:,}"), i["sha256"]] for i in summary["inputs"]]
+    rules = summary["rule_set"]
+    return html.table("inputs", columns, rows) + (
+        f'<p class="meta">component rules {html.escape(rules["path"])} version <code>{rules["version"]}</code>; '
+        f'family rules {html.escape(rules["families"]["path"])} version '
+        f'<code>{rules["families"]["version"]}</code></p>')
+
+
+def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
+    """The page's sections, in order, as (id, html)."""
+    summary, launch = answer["classify"], answer["launches"]
+    span_start = min((b["start_ns"] for bins in answer["utilization"].values() for b in bins[:1]), default=0)
+    parts = [
+        ("summary", html.section("summary", "Summary", _cards(summary, launch))),
+        ("time", html.section(
+            "time", "Where the kernel time goes",
+            '<div class="charts">' + _bars(summary["components"], "kernel time by component")
+            + _bars(summary["families"], "kernel time by kernel family") + "</div>",
+            _without_time(summary["components"], "Components") + _without_time(summary["families"], "Families"))),
+        ("top-kernels", html.section("top-kernels", f"Top {len(summary['top_kernels'])} kernels by total time",
+                                     _top_kernels(summary["top_kernels"]),
+                                     note="Click a heading to sort; type to filter.")),
+        ("utilization", html.section("utilization", "GPU utilization over time",
+                                     _utilization(answer["utilization"], span_start))),
+        ("idle", html.section(
+            "idle", "Idle gaps and their causes",
+            '<div class="charts">' + _gap_histogram(answer["gap_histogram"]) + _idle(summary["idle"]) + "</div>",
+            _largest_gaps(launch["largest_gaps"]))),
+    ]
+    if len(summary["devices"]) > 1:
+        parts.append(("devices", html.section("devices", "Per GPU", _devices(summary["devices"]))))
+    if answer["groups"]:
+        parts.append(("nvtx-groups", html.section(
+            "nvtx-groups", f"NVTX groups (--by-nvtx {answer['by_nvtx']})", _groups(answer["groups"]))))
+    if any(c.get("ncu") for c in summary["components"].values()):
+        parts.append(("ncu", html.section("ncu", "ncu verdicts per component", _ncu(summary["components"]))))
+    parts.append(("inputs", html.section("inputs", "Inputs", _provenance(summary))))
+    return parts
+
+
+def render(answer: dict[str, Any]) -> tuple[str, list[str]]:
+    """The page's HTML and its sections' ids."""
+    summary = answer["classify"]
+    window = f" [{summary['window']}]" if "window" in summary else ""
+    parts = sections(answer)
+    head = (f"<h1>nsight-ingest report: {html.escape(summary['source_gpu_trace'])}{html.escape(window)}</h1>"
+            f'<p class="meta">{len(summary["devices"])} GPU(s), {summary["gpu_operation_count"]:,} GPU operations; '
+            f"rules <code>{summary['rule_set']['version']}</code>, families "
+            f"<code>{summary['rule_set']['families']['version']}</code>; inputs at the end of the page</p>")
+    title = f"nsight-ingest report: {Path(summary['source_gpu_trace']).name}{window}"
+    return html.page(title, head + "".join(text for _, text in parts)), [name for name, _ in parts]
+
+
+def write(answer: dict[str, Any], path: Path, store: str | None = None) -> dict[str, Any]:
+    """Write the report page of `answer` (pipeline.report) to `path`, whole or not at all, never over an input or
+    the `store`; what it holds."""
+    summary = answer["classify"]
+    output_checked(path, [i["path"] for i in summary["inputs"]] + ([store] if store else []), "report")
+    text, section_ids = render(answer)
+    write_whole(path, text)
+    return {"output": str(path), "bytes": path.stat().st_size, "sections": section_ids,
+            "charts": text.count('class="chart"'), "window": summary.get("window"),
+            "nvtx_groups": list(answer["groups"] or ()), "inputs": summary["inputs"], "rule_set": summary["rule_set"]}

@@ -1,0 +1,68 @@
+"""How numbers and kernel names read for people, alike in the terminal's tables and the HTML pages: fixed
+notation with the unit in the heading, and kernel labels that keep different kernels apart."""
+
+from __future__ import annotations
+
+import hashlib
+import re
+
+
+def ms(ns: float | None) -> str:
+    """Nanoseconds as milliseconds, 3 decimals ('-' for none)."""
+    return "-" if ns is None else f"{ns / 1e6:,.3f}"
+
+
+def us(ns: float | None) -> str:
+    """Nanoseconds as microseconds, 1 decimal ('-' for none)."""
+    return "-" if ns is None else f"{ns / 1e3:,.1f}"
+
+
+def duration(ns: float | None) -> str:
+    """A duration in the unit that reads best: ns below 1 µs, µs below 1 ms, ms below 1 s, else s."""
+    if ns is None:
+        return "-"
+    for unit, scale, digits in (("s", 1e9, 3), ("ms", 1e6, 3), ("µs", 1e3, 1)):
+        if abs(ns) >= scale:
+            return f"{ns / scale:,.{digits}f} {unit}"
+    return f"{ns:,.0f} ns"
+
+
+def fixed(value: float | None) -> str:
+    """A number with 2 decimals ('-' for none)."""
+    return "-" if value is None else f"{value:,.2f}"
+
+
+def pct(value: float | None) -> str:
+    """A percentage with 2 decimals ('-' for none)."""
+    return "-" if value is None else f"{value:.2f}%"
+
+
+# The idle causes (idle.CAUSES) as people read them.
+IDLE_CAUSE_LABELS = {"memory_transfer_ns": "memory transfer", "synchronization_ns": "synchronization",
+                     "cpu_launch_ns": "CPU launch", "other_ns": "other"}
+
+# The identifier in a kernel's template arguments that says what a generic kernel does: PyTorch's elementwise and
+# reduce templates name their functor (MulFunctor, silu_kernel, direct_copy_kernel_cuda, MeanOps); namespaces are no
+# such identifier, nor the gpu_kernel_impl wrappers every PyTorch elementwise kernel holds.
+_FUNCTOR = re.compile(r"[A-Za-z_]\w*(?:Functor\w*|Ops?|_kernel\w*|Kernel\w*)(?!\w|>?::)")
+_WRAPPERS = re.compile(r"gpu_kernel_impl\w*")
+
+
+def kernel_label(name: str, short_name: str) -> str:
+    """A kernel's label for a table: its short name, followed by the last functor of its template arguments when it
+    has one (`elementwise_kernel<MulFunctor>`), so the same kernel reads the same in every table."""
+    at = name.find(short_name + "<")
+    arguments = name[at + len(short_name):] if at >= 0 else ""
+    functors = [f for f in _FUNCTOR.findall(arguments) if f != short_name and not _WRAPPERS.fullmatch(f)]
+    return f"{short_name}<{functors[-1]}>" if functors else short_name
+
+
+def kernel_labels(names: list[str], short_names: list[str]) -> list[str]:
+    """The labels of a table's kernels (kernel_label); where two still read the same, each gets a short hash of
+    its full name, so that different kernels never share a label."""
+    labels = [kernel_label(name, short) for name, short in zip(names, short_names, strict=True)]
+    named: dict[str, set[str]] = {}
+    for name, label in zip(names, labels, strict=True):
+        named.setdefault(label, set()).add(name)
+    return [f"{label} #{hashlib.sha1(name.encode()).hexdigest()[:6]}" if len(named[label]) > 1 else label
+            for name, label in zip(names, labels, strict=True)]

@@ -1,0 +1,113 @@
+"""The nightly report pages: four nights of two generated captures, the last with nvfp4 GEMMs 25% slower, read
+back with an HTML parser: verdicts, capped limits, folded zero rows, skipped and failed captures with their reason,
+the kernels that moved most (against the history's Parquet rows, by hand), and the index of nights."""
+
+from __future__ import annotations
+
+import datetime as dt
+import json
+import statistics
+from pathlib import Path
+
+import duckdb
+import pytest
+
+from nsight_ingest import history, nightly
+from tests import html_page
+from tests.test_nightly import make_night
+
+NIGHTS = 4
+
+
+def four_nights(root: Path) -> Path:
+    """Nightly runs over four nights of two captures (dit, dit_b); night 4's GEMMs are 25% slower and it holds a
+    broken capture too. The history folder."""
+    store = root / "history"
+    for night in range(1, NIGHTS + 1):
+        folder = make_night(root / f"n{night}", seed=night, gemm_factor=1.25 if night == NIGHTS else 1.0,
+                            captures=("dit", "dit_b"))
+        if night == NIGHTS:
+            (folder / "broken_cuda_gpu_trace.csv").write_text("Start (ns),Duration (ns),Name\n1,abc,k\n")
+        nightly.job(folder, store, dt.date(2026, 11, night), nightly.RuleFolders(), nightly.local_runner(2),
+                    history.Baseline(), None)
+    return store
+
+
+@pytest.fixture(scope="module")
+def nights(tmp_path_factory) -> Path:
+    return four_nights(tmp_path_factory.mktemp("nightly_page"))
+
+
+def page(store: Path, night: int) -> html_page.Page:
+    return html_page.read(store / "reports" / f"2026-11-{night:02d}.html")
+
+
+def test_a_night_without_enough_baseline_runs_is_not_judged(nights):
+    """Night 3 has two earlier runs: every metric reads 'not judged (2 of 3 runs)', none regressed."""
+    metrics = page(nights, 3).tables["metrics"].records()
+    assert metrics and {m["verdict"] for m in metrics} == {"not judged (2 of 3 runs)"}
+    markdown = (nights / "reports" / "2026-11-03.md").read_text()
+    assert "| not judged (2 of 3 runs) |" in markdown and "regressed |" not in markdown
+
+
+def test_regressions_first_limits_capped_zero_rows_folded(nights):
+    night = page(nights, NIGHTS)
+    summary = json.loads((nights / "reports" / "2026-11-04.json").read_text())
+    metrics = night.tables["metrics"]
+    regressed = [m for m in metrics.records() if m["verdict"] == "regressed"]
+    assert len(regressed) == len(summary["regressions"]) >= 2
+    assert metrics.records()[:len(regressed)] == regressed  # regressions first
+    assert metrics.row_classes[:len(regressed)] == ["regressed"] * len(regressed)
+    assert {(m["capture"], m["component or family"]) for m in regressed if m["metric"] == "component_ms"} == {
+        ("dit", "nvfp4_gemms"), ("dit_b", "nvfp4_gemms")}
+    assert night.cards["regressions"] == str(len(regressed))
+    percentages = [m for m in metrics.records() if m["unit"] == "%"]
+    assert percentages and all(0 <= float(m["limit"]) <= 100 for m in percentages)
+    assert any(m["metric"] == "kernel_busy_percent" for m in percentages)
+    zero = night.tables["zero-metrics"].records()  # in a folded <details>
+    assert zero and all(float(m["tonight"]) == 0 and m["baseline median"] in ("0.000", "0.00", "0", "-")
+                        for m in zero)
+    assert not {(m["capture"], m["metric"], m["component or family"]) for m in zero} & {
+        (m["capture"], m["metric"], m["component or family"]) for m in metrics.records()}
+
+
+def test_failed_and_skipped_captures_are_listed_with_their_reason(nights, tmp_path):
+    night = page(nights, NIGHTS)
+    assert "failed-captures" in night.sections and "broken_cuda_gpu_trace.csv: not an nsys/ncu CSV export" in night.text
+    assert night.cards["failed captures"] == "1"
+    # the night again: both captures are in the history already
+    nightly.job(nights.parent / f"n{NIGHTS}", nights, dt.date(2026, 11, NIGHTS), nightly.RuleFolders(),
+                nightly.local_runner(2), history.Baseline(), tmp_path)
+    again = html_page.read(tmp_path / "2026-11-04.html")
+    assert "skipped-captures" in again.sections
+    assert again.text.count("already summarized for this night under these rule sets") == 2
+
+
+def test_kernels_that_moved_most_against_the_parquet_history(nights):
+    """Per capture, tonight's top kernels ranked by |tonight - median of the earlier nights|, those without a
+    baseline after them: worked out here from the history's Parquet rows."""
+    rows = duckdb.sql(f"SELECT capture, date, kernel, value FROM read_parquet('{nights}/date=*/*.parquet', "
+                      "hive_partitioning = true) WHERE metric = 'kernel_ms'").fetchall()
+    night = page(nights, NIGHTS)
+    for index, capture in enumerate(("dit", "dit_b")):
+        tonight = {k: v for c, d, k, v in rows if c == capture and d == dt.date(2026, 11, NIGHTS)}
+        before = {k: [v for c, d, kk, v in rows if c == capture and kk == k and d < dt.date(2026, 11, NIGHTS)]
+                  for k in tonight}
+        ranked = sorted(tonight, key=lambda k: (not before[k], -abs(tonight[k] - statistics.median(before[k]))
+                                                if before[k] else -tonight[k], k))[:history.KERNELS_MOVED]
+        table = night.tables[f"moves-{index}"].records()
+        assert [m["kernel"] for m in table] == ranked
+        for m in table:
+            if before[m["kernel"]]:
+                change = tonight[m["kernel"]] - statistics.median(before[m["kernel"]])
+                assert m["change ms"] == f"{change:+,.3f}" and m["baseline runs"] == str(len(before[m["kernel"]]))
+
+
+def test_index_links_every_night(nights):
+    index = html_page.read(nights / "reports" / "index.html")
+    table = index.tables["nights"]
+    assert [r["night"] for r in table.records()] == [f"2026-11-{n:02d}" for n in range(NIGHTS, 0, -1)]
+    assert table.links == [f"2026-11-{n:02d}.html" for n in range(NIGHTS, 0, -1)]
+    summary = json.loads((nights / "reports" / "2026-11-04.json").read_text())
+    assert table.records()[0]["regressions"] == str(len(summary["regressions"])) and table.row_classes[0] == "regressed"
+    assert index.scripts == 1  # the table script; no plotting library on a page without charts

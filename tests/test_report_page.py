@@ -1,0 +1,196 @@
+"""The one-capture report (`report`, `classify --html`): the page's tables and cards read back with an HTML parser
+and checked against hand-worked answers and plain sqlite3; its figures (busy over time, the gap histogram) against
+numpy; windows, ncu, several GPUs and bad outputs."""
+
+from __future__ import annotations
+
+import math
+import sqlite3
+from collections import defaultdict
+
+import numpy as np
+import pytest
+
+from nsight_ingest import pipeline, registry, store
+from nsight_ingest.rules import load_family_set, load_rule_set
+from tests import html_page
+from tests.conftest import DATA, SAMPLES
+from tests.test_idle_communication import capture as hand_built_capture
+
+LLM = SAMPLES / "h200_llm_serve.sqlite"
+TWO_GPUS = DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite"
+
+
+def report_answer(files: pipeline.CaptureFiles, **options) -> dict:
+    """pipeline.report of a capture, in-process (the command prints where the page is, not its figures)."""
+    run = pipeline.Run(store.connect(), load_rule_set(), load_family_set())
+    return pipeline.report(run, files, {**registry.REPORT.defaults(), **options})
+
+
+def test_hand_built_capture(tmp_path, run_cli):
+    """tests/test_idle_communication's capture: kernels K1 [0,100) K2 [250,400) K3 [300,500) (all-reduce)
+    K4 [450,520) (all-gather) K5 [510,600); a memcpy [100,150), a memset [600,650).
+
+    span 650; kernel time 100 + 150 + 200 + 70 + 90 = 610; union [0,100) + [250,600) = 450: 69.23%; idle 200.
+    Gaps between kernels: K2 - K1 = 150 (bin 8 of the quarter decades: [100, 177.8) ns); K3, K4, K5 overlap the
+    kernels before them (-100, -50, -10): one positive gap. Its longest cause: the memcpy, 50 of its 150 ns.
+    Communication exposed: 110 of 270 ns. 13 bins of 50 ns: busy in [0,100) and [250,600), idle otherwise.
+    """
+    gpu = hand_built_capture(tmp_path)
+    page_path = tmp_path / "page.html"
+    out = run_cli("report", str(gpu), "-o", str(page_path), "--bins", "13")
+    assert out.code == 0, out.err
+    written = out.json()
+    assert written["output"] == str(page_path) and written["bytes"] == page_path.stat().st_size
+    assert written["sections"] == ["summary", "time", "top-kernels", "utilization", "idle", "inputs"]
+    page = html_page.read(page_path)
+    assert page.sections == written["sections"] and page.charts == written["charts"] == 5
+    assert {label: page.cards[label] for label in ("GPU span", "kernel time", "union busy", "GPU idle",
+                                                    "launch gaps", "exposed communication")} == {
+        "GPU span": "650 ns", "kernel time": "610 ns", "union busy": "69.23%", "GPU idle": "200 ns",
+        "launch gaps": "1", "exposed communication": "110 ns"}
+    kernels = page.tables["top-kernels"].records()
+    assert [(k["family"], k["total ms"], k["launches"]) for k in kernels] == [
+        ("gemm", "0.000", "3"), ("communication", "0.000", "1"), ("communication", "0.000", "1")]
+    assert [k["% of kernel time"] for k in kernels] == ["55.74%", "32.79%", "11.48%"]  # 340, 200, 70 of 610
+    (gap,) = page.tables["largest-gaps"].records()
+    assert (gap["gap"], gap["stream"], gap["longest cause"]) == ("150 ns", "7", "memory transfer")
+    inputs = page.tables["inputs"].records()
+    assert [(i["role"], i["rows"]) for i in inputs] == [("gpu_trace", "7"), ("kernel_exec_trace", "5"),
+                                                          ("api_trace", "8")]
+
+    answer = report_answer(pipeline.CaptureFiles(str(gpu)), bins=13)
+    ((device, bins),) = answer["utilization"].items()
+    assert [b["bin_ns"] for b in bins] == [50] * 13
+    assert [b["busy_percent"] for b in bins] == [100, 100, 0, 0, 0, 100, 100, 100, 100, 100, 100, 100, 0]
+    assert answer["gap_histogram"]["all"] == answer["gap_histogram"][device] == [
+        {"low_ns": 100.0, "high_ns": pytest.approx(177.83, abs=0.01), "gaps": 1, "total_ns": 150}]
+
+
+def _sqlite(query: str, path=LLM) -> list[tuple]:
+    with sqlite3.connect(f"{path.resolve().as_uri()}?mode=ro", uri=True) as con:
+        return con.execute(query).fetchall()
+
+
+def test_llm_capture_against_sqlite(tmp_path, run_cli):
+    """The page of the project's h200_llm_serve capture: its cards and top-kernels table against plain sqlite3
+    over the export; busy over time and the gap histogram against numpy."""
+    page_path = tmp_path / "llm.html"
+    out = run_cli("report", str(LLM), "-o", str(page_path))
+    assert out.code == 0, out.err
+    page = html_page.read(page_path)
+    ops = np.array(_sqlite("SELECT start, \"end\" FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL "
+                           "SELECT start, \"end\" FROM CUPTI_ACTIVITY_KIND_MEMSET"))  # it holds no memcpy
+    kernels = _sqlite("SELECT k.start, k.\"end\", s.value FROM CUPTI_ACTIVITY_KIND_KERNEL k "
+                      "JOIN StringIds s ON s.id = k.demangledName ORDER BY k.start, k.\"end\"")
+    span = int(ops[:, 1].max() - ops[:, 0].min())
+    kernel_time = sum(end - start for start, end, _ in kernels)
+    assert page.cards["GPU span"] == f"{span / 1e6:,.3f} ms" == "33.947 ms"
+    assert page.cards["kernel time"] == f"{kernel_time / 1e6:,.3f} ms"
+    assert page.cards["busy"] == f"{100 * kernel_time / span:.2f}%"
+
+    by_name: dict[str, list[int]] = defaultdict(list)
+    for start, end, name in kernels:
+        by_name[name].append(end - start)
+    ranked = sorted(by_name, key=lambda n: (-sum(by_name[n]), n))[:registry.REPORT.defaults()["top"]]
+    rows = page.tables["top-kernels"].records()
+    assert [(r["total ms"], r["launches"], r["max µs"]) for r in rows] == [
+        (f"{sum(by_name[n]) / 1e6:,.3f}", f"{len(by_name[n]):,}", f"{max(by_name[n]) / 1e3:,.1f}") for n in ranked]
+    assert len({r["kernel"] for r in rows}) == len(rows)  # different kernels never share a label
+
+    answer = report_answer(pipeline.CaptureFiles(str(LLM)), bins=100)
+    ((_, bins),) = answer["utilization"].items()
+    start0, width = int(ops[:, 0].min()), math.ceil(span / 100)
+    union = np.zeros(100)
+    reach = None
+    for start, end, _ in kernels:  # the union of kernel intervals, piece by piece, cut at the bin edges
+        start = max(start, reach or start)
+        reach = max(reach or end, end)
+        for b in range((start - start0) // width, (end - 1 - start0) // width + 1) if end > start else ():
+            union[b] += min(end, start0 + (b + 1) * width) - max(start, start0 + b * width)
+    assert [b["busy_percent"] for b in bins] == pytest.approx(
+        [100 * u / b["bin_ns"] for u, b in zip(union, bins, strict=True)], abs=1e-9)
+
+    ends = np.maximum.accumulate(np.array([end for _, end, _ in kernels]))
+    gaps = np.array([start for start, _, _ in kernels[1:]]) - ends[:-1]
+    gaps = gaps[gaps > 0]
+    expected: dict[int, list[int]] = defaultdict(lambda: [0, 0])
+    for gap in gaps:
+        expected[math.floor(math.log10(gap) * 4)][0] += 1
+        expected[math.floor(math.log10(gap) * 4)][1] += int(gap)
+    got = {round(math.log10(b["low_ns"]) * 4): [b["gaps"], b["total_ns"]] for b in answer["gap_histogram"]["all"]}
+    assert got == dict(expected) and sum(v[0] for v in got.values()) == 1192
+
+
+def test_nvtx_groups_and_ncu(tmp_path, run_cli):
+    """--by-nvtx adds the group table (each row as classify --by-nvtx answers the group), --ncu the verdicts per
+    component (as classify --ncu answers them); the rest of the page covers the whole capture."""
+    folder = DATA / "h200_llm_serve"
+    gpu, ncu = folder / "llm2_cuda_gpu_trace.csv", folder / "llm2_ncu_raw.csv"
+    pattern = r"request \d+ (decode|prefill).*"
+    page_path = tmp_path / "groups.html"
+    out = run_cli("report", str(gpu), "--by-nvtx", pattern, "--ncu", str(ncu), "-o", str(page_path))
+    assert out.code == 0, out.err
+    assert out.json()["nvtx_groups"] == ["prefill", "decode"]
+    page = html_page.read(page_path)
+    assert page.sections == ["summary", "time", "top-kernels", "utilization", "idle", "nvtx-groups", "ncu", "inputs"]
+    groups = run_cli("classify", str(gpu), "--by-nvtx", pattern).json()["groups"]
+    assert [(g["group"], g["ranges"], g["kernels"], g["kernel time ms"], g["CPU-launch idle ms"])
+            for g in page.tables["nvtx-groups"].records()] == [
+        (label, str(g["ranges"]), f"{g['kernel_count']:,}", f"{g['kernel_time_ns'] / 1e6:,.3f}",
+         f"{g['idle']['cpu_launch_ns'] / 1e6:,.3f}") for label, g in groups.items()]
+    assert sum(g["ranges"] for g in groups.values()) == 18  # every NVTX range of the capture is a request's phase
+    whole = run_cli("classify", str(gpu), "--ncu", str(ncu)).json()
+    assert page.cards["kernel time"] == f"{whole['kernel_time_ns'] / 1e6:,.3f} ms"
+    verdicts = {r["component"]: r for r in page.tables["ncu-verdicts"].records()}
+    assert verdicts.keys() == {c for c, e in whole["components"].items() if e.get("ncu") and e["launches"]}
+    for component, row in verdicts.items():
+        split = whole["components"][component]["ncu"]
+        assert (row["profiled"], row["latency bound"], row["balanced"]) == (
+            f"{split['profiled_percent']:.2f}%", f"{split['latency_bound_percent']:.2f}%",
+            f"{split['balanced_percent']:.2f}%")
+
+
+def test_two_gpus(tmp_path, run_cli):
+    """A capture of two GPUs: one busy series and one per-GPU row each, spans as sqlite3 gives them."""
+    page_path = tmp_path / "two.html"
+    assert run_cli("report", str(TWO_GPUS), "-o", str(page_path)).code == 0
+    page = html_page.read(page_path)
+    rows = page.tables["devices"].records()
+    spans = _sqlite("SELECT deviceId, max(\"end\") - min(start) FROM (SELECT deviceId, start, \"end\" FROM "
+                    "CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT deviceId, start, \"end\" FROM "
+                    "CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT deviceId, start, \"end\" FROM "
+                    "CUPTI_ACTIVITY_KIND_MEMSET) GROUP BY deviceId ORDER BY deviceId", TWO_GPUS)
+    assert [r["span ms"] for r in rows] == [f"{span / 1e6:,.3f}" for _, span in spans]
+    assert len(report_answer(pipeline.CaptureFiles(str(TWO_GPUS)))["utilization"]) == 2 == len(rows)
+
+
+def test_classify_html_writes_the_page_and_answers_as_before(tmp_path, run_cli):
+    page_path = tmp_path / "classify.html"
+    plain = run_cli("classify", str(LLM))
+    with_page = run_cli("classify", str(LLM), "--html", str(page_path))
+    assert with_page.code == 0 and with_page.out == plain.out
+    page = html_page.read(page_path)
+    assert len(page.tables["top-kernels"].rows) == 10  # classify's --top
+    assert page.cards["kernel time"] == f"{plain.json()['kernel_time_ns'] / 1e6:,.3f} ms"
+
+
+@pytest.mark.parametrize("output, message", [
+    ("{folder}", "name the report file to write"),
+    ("-", "name the report file to write"),
+    ("{input}", "that is an input or the store of the report"),
+    ("{folder}/missing/page.html", "No such file or directory"),
+])
+def test_bad_outputs_are_refused_and_nothing_is_written(tmp_path, run_cli, output, message):
+    gpu = hand_built_capture(tmp_path / "capture")
+    before = sorted(p.name for p in tmp_path.rglob("*"))
+    out = run_cli("report", str(gpu), "-o", output.format(folder=tmp_path, input=gpu))
+    assert out.code == 2 and message in out.err and len(out.err.strip().splitlines()) == 1
+    assert sorted(p.name for p in tmp_path.rglob("*")) == before
+
+
+def test_per_nvtx_is_refused(tmp_path, run_cli):
+    out = run_cli("report", str(LLM), "--per-nvtx", "request.*", "-o", str(tmp_path / "x.html"))
+    assert out.code == 2 and "No such option" in out.err  # the command does not take it
+    out = run_cli("classify", str(LLM), "--per-nvtx", "request.*", "--html", str(tmp_path / "x.html"))
+    assert out.code == 2 and "a report is one page" in out.err and not (tmp_path / "x.html").exists()
