@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench clean
+.PHONY: demo test lint bench screenshots clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -15,6 +15,8 @@ $(STAMP): pyproject.toml
 demo: $(STAMP)
 	$(BIN)/nsight-ingest classify sample_traces/h200_llm_serve.sqlite --format table
 	$(BIN)/nsight-ingest classify sample_traces/h200_dit_oneblock_cuda_gpu_trace.csv --format table
+	mkdir -p build
+	$(BIN)/nsight-ingest report sample_traces/h200_llm_serve.sqlite -o build/h200_llm_serve.html --format table
 
 test: $(STAMP)
 	$(BIN)/ruff check nsight_ingest tests tools
@@ -26,6 +28,10 @@ lint: $(STAMP)
 # make bench ARGS=--scaling (or --parts, --ranks 8, --json): options of tools/bench.py
 bench: $(STAMP)
 	$(BIN)/python tools/bench.py $(ARGS)
+
+# the pages' screenshots in docs/ (the README shows them), taken by the browser tests in headless Chromium
+screenshots: $(STAMP)
+	NSIGHT_INGEST_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/test_pages_browser.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -1,5 +1,6 @@
 """Read what a report page shows, independently of how it was written: its tables (by id, each row's cell texts and
-classes), its summary cards, its sections and its charts' count. Parsed with the standard library's HTML parser."""
+classes), its summary cards, its sections and its charts' count. Parsed with the standard library's HTML parser;
+a page whose elements share an id is refused."""
 
 from __future__ import annotations
 
@@ -39,9 +40,12 @@ class _Reader(HTMLParser):
         self.card: dict[str, str] | None = None
         self.card_part: str | None = None
         self.texts: list[str] = []
+        self.ids: list[str] = []
 
     def handle_starttag(self, tag, attrs):
         attrs = dict(attrs)
+        if "id" in attrs:
+            self.ids.append(attrs["id"])
         classes = (attrs.get("class") or "").split()
         if tag == "table":
             self.table = self.page.tables.setdefault(attrs.get("id", f"table{len(self.page.tables)}"), Table())
@@ -96,4 +100,6 @@ def read(path: Path) -> Page:
     reader = _Reader()
     reader.feed(Path(path).read_text(encoding="utf-8"))
     reader.page.text = " ".join(reader.texts)
+    repeated = {i for i in reader.ids if reader.ids.count(i) > 1}
+    assert not repeated, f"{path}: ids used twice (a filter box finds its table by id): {sorted(repeated)}"
     return reader.page

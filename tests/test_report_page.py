@@ -42,7 +42,7 @@ def test_hand_built_capture(tmp_path, run_cli):
     assert out.code == 0, out.err
     written = out.json()
     assert written["output"] == str(page_path) and written["bytes"] == page_path.stat().st_size
-    assert written["sections"] == ["summary", "time", "top-kernels", "utilization", "idle", "inputs"]
+    assert written["sections"] == ["summary", "time", "kernels", "utilization", "idle", "provenance"]
     page = html_page.read(page_path)
     assert page.sections == written["sections"] and page.charts == written["charts"] == 5
     assert {label: page.cards[label] for label in ("GPU span", "kernel time", "union busy", "GPU idle",
@@ -133,7 +133,7 @@ def test_nvtx_groups_and_ncu(tmp_path, run_cli):
     assert out.code == 0, out.err
     assert out.json()["nvtx_groups"] == ["prefill", "decode"]
     page = html_page.read(page_path)
-    assert page.sections == ["summary", "time", "top-kernels", "utilization", "idle", "nvtx-groups", "ncu", "inputs"]
+    assert page.sections == ["summary", "time", "kernels", "utilization", "idle", "groups", "ncu", "provenance"]
     groups = run_cli("classify", str(gpu), "--by-nvtx", pattern).json()["groups"]
     assert [(g["group"], g["ranges"], g["kernels"], g["kernel time ms"], g["CPU-launch idle ms"])
             for g in page.tables["nvtx-groups"].records()] == [

@@ -219,7 +219,8 @@ def _provenance(summary: dict[str, Any]) -> str:
 
 
 def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
-    """The page's sections, in order, as (id, html)."""
+    """The page's sections, in order, as (id, html); no section's id is a table's (a filter box finds its table by
+    id)."""
     summary, launch = answer["classify"], answer["launches"]
     span_start = min((b["start_ns"] for bins in answer["utilization"].values() for b in bins[:1]), default=0)
     parts = [
@@ -229,7 +230,7 @@ def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
             '<div class="charts">' + _bars(summary["components"], "kernel time by component")
             + _bars(summary["families"], "kernel time by kernel family") + "</div>",
             _without_time(summary["components"], "Components") + _without_time(summary["families"], "Families"))),
-        ("top-kernels", html.section("top-kernels", f"Top {len(summary['top_kernels'])} kernels by total time",
+        ("kernels", html.section("kernels", f"Top {len(summary['top_kernels'])} kernels by total time",
                                      _top_kernels(summary["top_kernels"]),
                                      note="Click a heading to sort; type to filter.")),
         ("utilization", html.section("utilization", "GPU utilization over time",
@@ -240,13 +241,13 @@ def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
             _largest_gaps(launch["largest_gaps"]))),
     ]
     if len(summary["devices"]) > 1:
-        parts.append(("devices", html.section("devices", "Per GPU", _devices(summary["devices"]))))
+        parts.append(("gpus", html.section("gpus", "Per GPU", _devices(summary["devices"]))))
     if answer["groups"]:
-        parts.append(("nvtx-groups", html.section(
-            "nvtx-groups", f"NVTX groups (--by-nvtx {answer['by_nvtx']})", _groups(answer["groups"]))))
+        parts.append(("groups", html.section(
+            "groups", f"NVTX groups (--by-nvtx {answer['by_nvtx']})", _groups(answer["groups"]))))
     if any(c.get("ncu") for c in summary["components"].values()):
         parts.append(("ncu", html.section("ncu", "ncu verdicts per component", _ncu(summary["components"]))))
-    parts.append(("inputs", html.section("inputs", "Inputs", _provenance(summary))))
+    parts.append(("provenance", html.section("provenance", "Inputs", _provenance(summary))))
     return parts
 
 

@@ -236,7 +236,7 @@ def nightly_html(summary: dict[str, Any], night: Night, baseline: Baseline) -> s
             f"x MAD, {baseline.min_change:.0%} of the median), once {baseline.min_runs} runs exist.")
     body = (f"<h1>nsight-ingest nightly summary, {html.escape(summary['date'])}</h1>"
             f'<p class="meta"><a href="index.html">all nights</a></p><p>{ran} {regressed}</p>{cards}{problems}'
-            + html.section("metrics", "Checked metrics", _checks_tables(checks, baseline),
+            + html.section("checked-metrics", "Checked metrics", _checks_tables(checks, baseline),
                            note=f"{rule} Click a heading to sort; type to filter.")
             + "".join(per_capture))
     return html.page(f"nsight-ingest nightly {summary['date']}", body)
