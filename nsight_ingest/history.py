@@ -245,8 +245,3 @@ def _night_scope(readable: list[str], day: date, versions: RuleVersions, baselin
                                     "family_set_version": versions.family_set,
                                     "family_metrics": list(FAMILY_METRICS), "baseline_runs": baseline.runs},
                  {"baseline": baseline})
-
-
-def check(history: Path, day: date, versions: RuleVersions, baseline: Baseline) -> list[dict[str, Any]]:
-    """Every checked metric of the night `day` with its baseline, limit and whether it regressed."""
-    return night(history, day, versions, baseline).checks

@@ -442,7 +442,7 @@ def report(run: Run, files: CaptureFiles, options: dict[str, Any], choice: Windo
     if choice.per_nvtx:
         raise InputError("a report is one page: give --by-nvtx (a row per group), --nvtx or --range, not --per-nvtx")
     capture = open_capture(run, files, choice.needs_nvtx)
-    classify_options = {**CLASSIFY.defaults(), **{name: options[name] for name in CLASSIFY.defaults()}}
+    classify_options = {name: options[name] for name in CLASSIFY.defaults()}  # top and the thresholds
     (window,) = _windows(run, capture, replace(choice, by_nvtx=None))
     scope = capture_scope(run, capture, window)
     summary = _answered(CLASSIFY, scope, capture, classify_options)

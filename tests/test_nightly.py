@@ -92,15 +92,15 @@ def test_rolling_baseline_by_hand(tmp_path):
             "component": None, "value": float(value), "unit": "ms", "rule_set_version": "v"}]), folder / "x.parquet")
     check = regressions.Baseline(runs=5, min_runs=3, directions={"kernel_time_ms": "up"})
     VERSIONS = regressions.RuleVersions("v", "f")
-    (night6,) = regressions.check(history, dt.date(2026, 11, 6), VERSIONS, check)
+    (night6,) = regressions.night(history, dt.date(2026, 11, 6), VERSIONS, check).checks
     assert night6["baseline_median"] == 100 and night6["baseline_mad"] == 1
     assert night6["limit"] == pytest.approx(105.0) and not night6["regressed"]
     # night 7: the last 5 runs are 102, 98, 101, 99, 104.9: median 101, MAD 2, allowed max(8.8956, 5.05)
-    (night7,) = regressions.check(history, dt.date(2026, 11, 7), VERSIONS, check)
+    (night7,) = regressions.night(history, dt.date(2026, 11, 7), VERSIONS, check).checks
     assert night7["baseline_median"] == 101 and night7["limit"] == pytest.approx(101 + 3 * 1.4826 * 2)
     assert not night7["regressed"]
     down = regressions.Baseline(runs=5, min_runs=3, directions={"kernel_time_ms": "down"})
-    assert regressions.check(history, dt.date(2026, 11, 6), VERSIONS, down)[0]["limit"] == pytest.approx(95.0)
+    assert regressions.night(history, dt.date(2026, 11, 6), VERSIONS, down).checks[0]["limit"] == pytest.approx(95.0)
 
 
 def test_idempotent_and_skips_known_traces(run_cli, baseline_nights, tmp_path):
@@ -206,8 +206,8 @@ def test_a_damaged_history_file_is_listed_and_skipped(run_cli, baseline_nights, 
     code, out, _ = summarize(run_cli, baseline_nights[3], history, 4)
     assert code == 0 and out["damaged_history_files"] == [str(damaged)] and len(out["written"]) == 1
     assert str(damaged) in (history / "reports" / "2026-11-04.md").read_text()
-    checks = nightly.history.check(history, dt.date(2026, 11, 4), nightly.RuleFolders().versions(),
-                                    nightly.history.Baseline())
+    checks = nightly.history.night(history, dt.date(2026, 11, 4), nightly.RuleFolders().versions(),
+                                    nightly.history.Baseline()).checks
     assert checks and {c["baseline_runs"] for c in checks} == {2}  # nights 1 and 3: the damaged night 2 is left out
 
 
@@ -329,8 +329,8 @@ def test_history_written_before_kernels_were_kept_is_read(run_cli, baseline_nigh
         pq.write_table(pq.read_table(path).drop_columns(["kernel", "family_set_version"]), path)
     code, out, _ = summarize(run_cli, baseline_nights[3], history, 4)
     assert code == 0 and out["damaged_history_files"] == []
-    checks = nightly.history.check(history, dt.date(2026, 11, 4), nightly.RuleFolders().versions(),
-                                    nightly.history.Baseline())
+    checks = nightly.history.night(history, dt.date(2026, 11, 4), nightly.RuleFolders().versions(),
+                                    nightly.history.Baseline()).checks
     assert {(c["metric"], c["baseline_runs"]) for c in checks if c["metric"] == "kernel_time_ms"} == {
         ("kernel_time_ms", 3)}
 
@@ -353,7 +353,7 @@ def test_a_new_family_set_starts_a_new_baseline_for_family_metrics_only(tmp_path
                 for metric, component in (("kernel_time_ms", None), ("family_ms", "gemm"))]
         pq.write_table(pa.Table.from_pylist(rows, schema=regressions.HISTORY_SCHEMA), folder / "x.parquet")
     judged = regressions.Baseline(directions={"kernel_time_ms": "up", "family_ms": "up"})
-    checks = regressions.check(root, dt.date(2026, 11, 4), regressions.RuleVersions("v", "f2"), judged)
+    checks = regressions.night(root, dt.date(2026, 11, 4), regressions.RuleVersions("v", "f2"), judged).checks
     assert {c["metric"]: c["baseline_runs"] for c in checks} == {"kernel_time_ms": 3, "family_ms": None}
 
 
