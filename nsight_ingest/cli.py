@@ -107,6 +107,8 @@ Html = Annotated[Path | None, typer.Option("--html", help="also write the captur
                                                           "command does) to this HTML file")]
 ReportOutput = Annotated[Path, typer.Option("-o", "--output", help="the HTML page to write (self-contained: it "
                                                                  "works offline)")]
+# the report is one page: --per-nvtx is taken only to say so (and what to give instead)
+PerNvtxRefused = Annotated[str | None, typer.Option("--per-nvtx", hidden=True)]
 
 
 def _print(result: Any, fmt: Format, analysis: registry.Analysis, details: bool = False) -> None:
@@ -154,6 +156,7 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
 
     def command(**given: Any) -> None:
         given["options"] = {o.name: given.pop(o.name) for o in options}
+        _store_is_no_output(given)
         sources = pipeline.Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
         run = _run(given["db"], given.get("rules"), sources, given.get("families"), given.get("findings_dir"))
         result = pipeline.guarded(run, lambda current: body(given, current))
@@ -194,11 +197,18 @@ def _capture_command(analysis: registry.Analysis):
                                        given.get("by_nvtx"))
         with_findings = bool(given.get("with_findings") or given.get("findings_dir") or given.get("fail_on"))
         fail_on = given.get("fail_on")
-        if given.get("html") is not None:  # the page first: a refused page leaves no half-done command
-            _write_report(run, files, {**registry.REPORT.defaults(), **given["options"]}, choice, given["html"],
-                          given["db"])
-        return pipeline.analyse(run, analysis, files, given["options"], choice,
-                                with_findings and not analysis.uses_findings, fail_on and fail_on.value)
+        page = given.get("html")
+        # the page's answer first (a window the page refuses fails before any work), the page written last: a
+        # failing command leaves no page
+        shown = pipeline.report(run, files, {**registry.REPORT.defaults(), **given["options"]}, choice) if page else {}
+        result = pipeline.analyse(run, analysis, files, given["options"], choice,
+                                  with_findings and not analysis.uses_findings, fail_on and fail_on.value)
+        if page:
+            from nsight_ingest.report import capture_page
+
+            written = capture_page.write(shown, page, given["db"], "--html")
+            run.warnings.append(f"wrote the report page {written['output']} ({written['bytes']:,} bytes)")
+        return result
 
     return _command(analysis, inputs, body)
 
@@ -206,6 +216,14 @@ def _capture_command(analysis: registry.Analysis):
 for _analysis in registry.CAPTURE_COMMANDS:
     app.command(name=_analysis.name)(_capture_command(_analysis))
 rules_app.command("audit")(_capture_command(registry.AUDIT))
+
+
+def _store_is_no_output(given: dict[str, Any]) -> None:
+    """Refuse a --db store that is also the file a command writes (before the store is made)."""
+    for flag, key in (("-o", "output"), ("--html", "html")):
+        output, db = given.get(key), given.get("db")
+        if isinstance(output, Path) and db is not None and Path(db).resolve() == output.resolve():
+            raise InputError(f"{flag} {output}: that is the --db store too; write it elsewhere")
 
 
 def _write_report(run: pipeline.Run, files: pipeline.CaptureFiles, options: dict[str, Any],
@@ -219,11 +237,12 @@ app.command(name="report")(_command(registry.REPORT, [
     _argument("gpu_trace", GpuTrace), _keyword("output", ReportOutput, inspect.Parameter.empty),
     _keyword("kern_exec", KernExec), _keyword("api_trace", ApiTrace), _keyword("nvtx", Nvtx),
     _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange), _keyword("by_nvtx", ByNvtx),
-    _keyword("ncu", NcuFiles)],
+    _keyword("per_nvtx", PerNvtxRefused), _keyword("ncu", NcuFiles)],
     lambda given, run: _write_report(
         run, pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given["nvtx_trace"], given["api_trace"],
                                    tuple(given["ncu"] or ())),
-        given["options"], pipeline.WindowChoice(given["nvtx"], given["time_range"], None, given["by_nvtx"]),
+        given["options"],
+        pipeline.WindowChoice(given["nvtx"], given["time_range"], given["per_nvtx"], given["by_nvtx"]),
         given["output"], given["db"])))
 
 

@@ -52,6 +52,11 @@ METRICS: dict[str, tuple[str, str | None]] = {
     "finding_gain_ceiling_ms": ("ms", None),
 }
 
+# The percentages that are shares of a whole, within 0-100: their baseline band and limit stay there.
+# kernel_busy_percent is not one: it sums the time of concurrent kernels, which can pass the span.
+BOUNDED_PERCENTS = ("kernel_union_percent", "communication_overlap_percent", "launch_overlap_percent",
+                    "cpu_starved_kernel_percent")
+
 TOP_KERNELS = 20  # kernels with a kernel_ms row per capture
 
 HISTORY_FILES = "date=*/*.parquet"
@@ -236,7 +241,7 @@ def night(history: Path, day: date, versions: RuleVersions, baseline: Baseline) 
         return Night([], [], [])
     scope = _night_scope(readable, day, versions, baseline)
     checks = scope.rows("history.regressions", mad_k=baseline.mad_k, min_change=baseline.min_change,
-                        min_baseline=baseline.min_runs)
+                        min_baseline=baseline.min_runs, bounded_metrics=list(BOUNDED_PERCENTS))
     return Night(checks, scope.rows("history.kernel_moves", top=KERNELS_MOVED), scope.rows("history.series"))
 
 

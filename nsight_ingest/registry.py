@@ -157,7 +157,7 @@ REPORT = Analysis(
     "and family, top kernels, busy % over time per GPU, gap lengths, idle causes; the NVTX groups with --by-nvtx, "
     "ncu verdicts per component with --ncu.", capture_report.answer, "print_report",
     modules=("timeline.counters", "launches.gap_histogram"),
-    keys=("utilization", "gap_histogram", "gap_bins_per_decade"),
+    keys=("utilization", "span_start_ns", "gap_histogram", "gap_bins_per_decade"),
     options=(Option("top", "--top", 25, "how many kernels the top-kernels table lists (by total time)", minimum=1,
                     maximum=MOST),
              Option("bins", "--bins", 200, "time bins of the busy-over-time chart", minimum=1, maximum=100_000),

@@ -15,10 +15,16 @@ class Table:
     rows: list[list[str]] = field(default_factory=list)
     row_classes: list[str] = field(default_factory=list)
     links: list[str] = field(default_factory=list)
+    titles: list[list[str]] = field(default_factory=list)  # each body cell's hover text ('' for none)
 
     def records(self) -> list[dict[str, str]]:
         """Each row as {heading: text}."""
         return [dict(zip(self.headings, row, strict=True)) for row in self.rows]
+
+    def hover(self, heading: str) -> list[str]:
+        """The hover texts of a column's cells."""
+        column = self.headings.index(heading)
+        return [row[column] for row in self.titles]
 
 
 @dataclass
@@ -51,9 +57,11 @@ class _Reader(HTMLParser):
             self.table = self.page.tables.setdefault(attrs.get("id", f"table{len(self.page.tables)}"), Table())
         elif tag == "tr" and self.table is not None:
             self.row: list[str] = []
+            self.row_titles: list[str] = []
             self.row_class = attrs.get("class") or ""
         elif tag in ("td", "th") and self.table is not None:
             self.cell = []
+            self.row_titles.append(attrs.get("title") or "")
         elif tag == "a" and self.table is not None and self.cell is not None:
             self.table.links.append(attrs.get("href", ""))
         elif tag == "section":
@@ -78,6 +86,7 @@ class _Reader(HTMLParser):
             else:
                 self.table.rows.append(self.row)
                 self.table.row_classes.append(self.row_class)
+                self.table.titles.append(self.row_titles)
         elif tag == "table":
             self.table = None
         elif tag == "div" and self.card_part is not None:

@@ -13,6 +13,7 @@ import duckdb
 import pytest
 
 from nsight_ingest import history, nightly
+from nsight_ingest.report import nightly_page
 from tests import html_page
 from tests.test_nightly import make_night
 
@@ -81,6 +82,9 @@ def test_failed_and_skipped_captures_are_listed_with_their_reason(nights, tmp_pa
     again = html_page.read(tmp_path / "2026-11-04.html")
     assert "skipped-captures" in again.sections
     assert again.text.count("already summarized for this night under these rule sets") == 2
+    # the rerun summarized nothing, and the night still holds both captures
+    assert again.cards["captures tonight"] == "2"
+    assert html_page.read(tmp_path / "index.html").tables["nights"].records()[0]["captures"] == "2"
 
 
 def test_kernels_that_moved_most_against_the_parquet_history(nights):
@@ -95,12 +99,18 @@ def test_kernels_that_moved_most_against_the_parquet_history(nights):
                   for k in tonight}
         ranked = sorted(tonight, key=lambda k: (not before[k], -abs(tonight[k] - statistics.median(before[k]))
                                                 if before[k] else -tonight[k], k))[:history.KERNELS_MOVED]
-        table = night.tables[f"moves-{index}"].records()
-        assert [m["kernel"] for m in table] == ranked
-        for m in table:
-            if before[m["kernel"]]:
-                change = tonight[m["kernel"]] - statistics.median(before[m["kernel"]])
-                assert m["change ms"] == f"{change:+,.3f}" and m["baseline runs"] == str(len(before[m["kernel"]]))
+        table = night.tables[f"moves-{index}"]
+        keys = table.hover("kernel")  # the key on hover; the label shown: short name, told apart
+        assert keys == ranked
+        labels = [m["kernel"] for m in table.records()]
+        assert len(set(labels)) == len(labels)
+        for label, key in zip(labels, keys, strict=True):
+            short = key.removeprefix("void").split("<")[0]
+            assert label == short or label.startswith(short + "<") or label.startswith(short + " #")
+        for key, m in zip(keys, table.records(), strict=True):
+            if before[key]:
+                change = tonight[key] - statistics.median(before[key])
+                assert m["change ms"] == f"{change:+,.3f}" and m["baseline runs"] == str(len(before[key]))
 
 
 def test_index_links_every_night(nights):
@@ -111,3 +121,39 @@ def test_index_links_every_night(nights):
     summary = json.loads((nights / "reports" / "2026-11-04.json").read_text())
     assert table.records()[0]["regressions"] == str(len(summary["regressions"])) and table.row_classes[0] == "regressed"
     assert index.scripts == 1  # the table script; no plotting library on a page without charts
+
+
+def _summary(day: str, **given) -> dict:
+    """A nightly summary as the job writes it, with `given` keys replaced."""
+    return {"run_id": "r1", "date": day, "rule_set_version": "v", "family_set_version": "f", "traces_found": 0,
+            "written": [], "skipped": [], "failed": [], "captures_checked": 0, **given}
+
+
+def test_a_night_without_checks_says_so():
+    """No capture in the history for the night (every capture failed): no empty table, a sentence instead."""
+    text = nightly_page.nightly_html(_summary("2026-11-05", failed=["a.csv: not an nsys/ncu CSV export"]),
+                                             history.Night([], [], []), history.Baseline())
+    assert "No metric was checked: the history holds no capture of this night." in text
+    assert 'id="metrics"' not in text and "a.csv: not an nsys/ncu CSV export" in text
+
+
+def test_a_metric_without_a_value_tonight_is_not_judged():
+    check = {"capture": "c", "metric": "launch_overlap_percent", "component": None, "kernel": None, "unit": "%",
+             "value": None, "baseline_runs": 5, "baseline_median": 50.0, "limit": 47.5, "regressed": False}
+    assert nightly_page.verdict(check, history.Baseline()) == "not judged (no value tonight)"
+    assert not nightly_page.judged(check, history.Baseline())
+
+
+def test_index_flags_failed_nights_and_lists_pages_without_a_summary(tmp_path):
+    for day, summary in (("2026-11-01", None), ("2026-11-02", _summary("2026-11-02", failed=["x: broken"])),
+                         ("2026-11-03", _summary("2026-11-03", regressions=[{}], failed=["x: broken"]))):
+        (tmp_path / f"{day}.html").write_text("<html></html>")
+        if summary is not None:
+            (tmp_path / f"{day}.json").write_text(json.dumps(summary))
+    (tmp_path / "2026-11-04.json").write_text(json.dumps(_summary("2026-11-04")))  # its page is gone: not listed
+    (tmp_path / "index.html").write_text(nightly_page.index_html(tmp_path))
+    table = html_page.read(tmp_path / "index.html").tables["nights"]
+    assert [r["night"] for r in table.records()] == ["2026-11-03", "2026-11-02", "2026-11-01"]
+    assert table.row_classes == ["regressed", "failed", ""]
+    assert table.records()[2] == {"night": "2026-11-01", "regressions": "-", "checked metrics": "-", "captures": "-",
+                                  "failed": "-", "run": ""}

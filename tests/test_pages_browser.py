@@ -17,7 +17,9 @@ from pathlib import Path
 import pytest
 
 from tests.conftest import SAMPLES
+from tests.test_idle_communication import capture as hand_built_capture
 from tests.test_nightly_page import NIGHTS, four_nights
+from tests.test_report_page import TWO_GPUS
 
 CHROMIUM = next((found for name in ("chromium", "chromium-browser", "google-chrome")
                  if (found := shutil.which(name))), None)
@@ -41,7 +43,8 @@ PROBE = """<script>window.addEventListener('load', function () { setTimeout(func
             lines: plot.querySelectorAll('.scatterlayer path.js-line').length,
             points: plot.querySelectorAll('.scatterlayer path.point').length,
             fills: plot.querySelectorAll('.scatterlayer path.js-fill').length,
-            title: (plot.querySelector('.gtitle') || {}).textContent || ''};
+            heatmaps: plot.querySelectorAll('.heatmaplayer image').length,
+            title: plot.closest('.chart').querySelector('h3').textContent};
   });
   result = {errors: window.__errors, charts: charts, chartDivs: document.querySelectorAll('.chart').length};
   var table = document.getElementById('%(table)s');
@@ -105,7 +108,8 @@ def _every_chart_drew(found: dict) -> None:
     assert found["errors"] == []
     assert found["charts"] and len(found["charts"]) == found["chartDivs"]
     for chart in found["charts"]:
-        assert chart["bars"] + chart["lines"] + chart["points"] > 0, f"chart {chart['title']!r} drew nothing"
+        assert chart["bars"] + chart["lines"] + chart["points"] + chart["heatmaps"] > 0, \
+            f"chart {chart['title']!r} drew nothing"
 
 
 def test_capture_report_in_a_browser(tmp_path, run_cli):
@@ -119,12 +123,27 @@ def test_capture_report_in_a_browser(tmp_path, run_cli):
     assert titles[:2] == ["kernel time by component", "kernel time by kernel family"]
     by_title = dict(zip(titles, found["charts"], strict=True))
     assert by_title["kernel time by component"]["bars"] == 2  # other, norm_and_rope: the components with time
-    assert by_title["idle gaps between kernels by length (logarithmic bins)"]["bars"] >= 8
+    assert by_title["idle gaps between kernels by length (logarithmic bins)"]["bars"] >= 2 * 8  # counts, time
     assert next(c for t, c in by_title.items() if t.startswith("busy % over time"))["lines"] == 1
     descending = [float(v) for v in found["descending"]]
     assert descending == sorted(descending, reverse=True) and found["ascending"] == found["descending"][::-1]
     assert 0 < found["shown"] < found["rows"] == 25  # the nvjet GEMMs among the top 25
     screenshot(page, tmp_path, "report.png", 3400)
+
+
+def test_small_and_multi_gpu_reports_in_a_browser(tmp_path, run_cli):
+    """A capture of one bin (--bins 1) and one gap draws its step and its bars; two GPUs draw a busy heatmap."""
+    small = tmp_path / "small.html"
+    assert run_cli("report", str(hand_built_capture(tmp_path / "hand")), "-o", str(small), "--bins", "1").code == 0
+    found = probe(small, tmp_path, "top-kernels", 4, "")
+    _every_chart_drew(found)
+    busy = next(c for c in found["charts"] if c["title"].startswith("busy % over time"))
+    assert busy["lines"] == 1
+    gpus = tmp_path / "two.html"
+    assert run_cli("report", str(TWO_GPUS), "-o", str(gpus)).code == 0
+    found = probe(gpus, tmp_path, "devices", 1, "")
+    _every_chart_drew(found)
+    assert next(c for c in found["charts"] if c["title"].startswith("busy % over time"))["heatmaps"] == 1
 
 
 def test_nightly_report_in_a_browser(tmp_path):

@@ -15,6 +15,7 @@ from nsight_ingest import pipeline, registry, store
 from nsight_ingest.rules import load_family_set, load_rule_set
 from tests import html_page
 from tests.conftest import DATA, SAMPLES
+from tests.test_idle_communication import KERNELS as HAND_KERNELS
 from tests.test_idle_communication import capture as hand_built_capture
 
 LLM = SAMPLES / "h200_llm_serve.sqlite"
@@ -119,7 +120,14 @@ def test_llm_capture_against_sqlite(tmp_path, run_cli):
         expected[math.floor(math.log10(gap) * 4)][0] += 1
         expected[math.floor(math.log10(gap) * 4)][1] += int(gap)
     got = {round(math.log10(b["low_ns"]) * 4): [b["gaps"], b["total_ns"]] for b in answer["gap_histogram"]["all"]}
-    assert got == dict(expected) and sum(v[0] for v in got.values()) == 1192
+    every_bin = range(min(expected), max(expected) + 1)  # the empty bins between too: the shape is the data's
+    assert got == {k: expected.get(k, [0, 0]) for k in every_bin} and sum(v[0] for v in got.values()) == 1192
+
+    # the largest gap, its start in ms since the span's start (the utilization chart's axis)
+    largest = int(np.argmax(gaps_all := np.array([s for s, _, _ in kernels[1:]]) - ends[:-1]))
+    first = page.tables["largest-gaps"].records()[0]
+    assert first["gap"] == f"{gaps_all[largest] / 1e3:,.1f} µs"
+    assert first["starts at (ms)"] == f"{(ends[largest] - start0) / 1e6:,.3f}"
 
 
 def test_nvtx_groups_and_ncu(tmp_path, run_cli):
@@ -179,7 +187,7 @@ def test_classify_html_writes_the_page_and_answers_as_before(tmp_path, run_cli):
     ("{folder}", "name the report file to write"),
     ("-", "name the report file to write"),
     ("{input}", "that is an input or the store of the report"),
-    ("{folder}/missing/page.html", "No such file or directory"),
+    ("{folder}/missing/page.html", "/missing; create it first"),
 ])
 def test_bad_outputs_are_refused_and_nothing_is_written(tmp_path, run_cli, output, message):
     gpu = hand_built_capture(tmp_path / "capture")
@@ -189,8 +197,67 @@ def test_bad_outputs_are_refused_and_nothing_is_written(tmp_path, run_cli, outpu
     assert sorted(p.name for p in tmp_path.rglob("*")) == before
 
 
-def test_per_nvtx_is_refused(tmp_path, run_cli):
-    out = run_cli("report", str(LLM), "--per-nvtx", "request.*", "-o", str(tmp_path / "x.html"))
-    assert out.code == 2 and "No such option" in out.err  # the command does not take it
-    out = run_cli("classify", str(LLM), "--per-nvtx", "request.*", "--html", str(tmp_path / "x.html"))
-    assert out.code == 2 and "a report is one page" in out.err and not (tmp_path / "x.html").exists()
+def test_per_nvtx_is_refused_with_what_to_give_instead(tmp_path, run_cli):
+    for command in (("report", str(LLM), "-o"), ("classify", str(LLM), "--html")):
+        out = run_cli(*command, str(tmp_path / "x.html"), "--per-nvtx", "request.*")
+        assert out.code == 2 and "a report is one page: give --by-nvtx" in out.err
+    assert not (tmp_path / "x.html").exists()
+
+
+def test_a_store_named_as_the_page_is_refused_before_it_is_made(tmp_path, run_cli):
+    page_path = tmp_path / "page.html"
+    for command in (("report", str(LLM), "-o"), ("classify", str(LLM), "--html")):
+        out = run_cli(*command, str(page_path), "--db", str(page_path))
+        assert out.code == 2 and "that is the --db store too" in out.err
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_classify_html_says_where_the_page_went(tmp_path, run_cli):
+    out = run_cli("classify", str(LLM), "--html", str(tmp_path / "c.html"))
+    assert out.code == 0 and f"wrote the report page {tmp_path / 'c.html'} (" in out.err
+    out = run_cli("classify", str(LLM), "--html", str(tmp_path / "missing" / "c.html"))
+    assert out.code == 2 and out.err.startswith("nsight-ingest: error: --html ") and out.out == ""
+
+
+def test_window_pages_cover_the_window(tmp_path, run_cli):
+    """--nvtx and --range: the page's cards and kernels are classify's of the same window, its title names it."""
+    for window in (("--nvtx", "request 0 prefill"), ("--range", "20000000:30000000")):
+        page_path = tmp_path / "window.html"
+        out = run_cli("report", str(LLM), "-o", str(page_path), *window)
+        assert out.code == 0, out.err
+        classify = run_cli("classify", str(LLM), *window, "--top", "25").json()
+        assert out.json()["window"] == classify["window"]
+        page = html_page.read(page_path)
+        assert f"[{classify['window']}]" in page.text
+        assert page.cards["kernel time"] == f"{classify['kernel_time_ns'] / 1e6:,.3f} ms"
+        assert page.cards["GPU span"] == f"{classify['gpu_span_ns'] / 1e6:,.3f} ms"
+        assert [r["launches"] for r in page.tables["top-kernels"].records()] == [
+            f"{k['launches']:,}" for k in classify["top_kernels"]]
+        assert classify["kernel_count"] < 1256  # a part of the capture's kernels
+
+
+def test_a_single_kernel_capture(tmp_path, run_cli):
+    """One kernel [0,100) with the memcpy [100,150) and memset [600,650): no gap between kernels to histogram or
+    list (the page says so and draws the rest); one bin of the 650 ns span, 100 ns of it busy."""
+    gpu = hand_built_capture(tmp_path, kernels=HAND_KERNELS[:1], api=False)
+    page_path = tmp_path / "one.html"
+    out = run_cli("report", str(gpu), "-o", str(page_path), "--bins", "1")
+    assert out.code == 0, out.err
+    page = html_page.read(page_path)
+    assert page.cards["launch gaps"] == "0" and page.cards["union busy"] == "15.38%"
+    assert "No idle gap between kernels" in page.text and "largest-gaps" not in page.tables
+    assert page.charts == out.json()["charts"] == 4  # component, family, busy over time, idle causes
+    answer = report_answer(pipeline.CaptureFiles(str(gpu)), bins=1)
+    assert answer["gap_histogram"] == {} and [b["busy_percent"] for b in answer["utilization"]["NVIDIA H200 (0)"]] == [
+        pytest.approx(100 * 100 / 650)]
+
+
+def test_the_table_says_what_was_written(tmp_path, run_cli):
+    page_path = tmp_path / "w.html"
+    out = run_cli("report", str(LLM), "-o", str(page_path), "--nvtx", "request 0 prefill", "--format", "table")
+    assert out.code == 0, out.err
+    lines = out.out.splitlines()
+    assert lines[0] == f"report {page_path}: {page_path.stat().st_size:,} bytes, 5 charts"
+    assert lines[1] == "sections: summary, time, kernels, utilization, idle, provenance"
+    assert lines[2] == "window: nvtx request 0 prefill"
+    assert any(line.startswith("gpu_trace: ") and "(1,280 rows, sha256 9a248dfbc541)" in line for line in lines)

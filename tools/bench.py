@@ -5,8 +5,8 @@ times, each as a subprocess (the median of 5 runs, with the largest peak RSS): (
 that imports duckdb and scans
 both CSVs with read_csv, touching the columns classify uses; (b) `nsight-ingest classify` end to end;
 (c) `nsight-ingest findings` end to end; (d) `nsight-ingest timeline` end to end, writing a Perfetto trace of every
-operation (--max-events above the capture's events); (e) `nsight-ingest ingest` into a persistent store; and
-in-process (f) the classify summary of the stored capture.
+operation (--max-events above the capture's events); (e) `nsight-ingest report`, writing the HTML page;
+(f) `nsight-ingest ingest` into a persistent store; and in-process (g) the classify summary of the stored capture.
 --scaling repeats (a) and (b) at 1x, 2x and 4x the rows. --inputs writes the same capture as an nsys .sqlite and a
 parquetdir too (tools/gen_export.py) and times, for each form, a bare scan of its files, `classify` cold (--no-cache),
 its first run that fills the cache, and repeated `classify`, `launches` and `ranks` read from the cache.
@@ -156,6 +156,7 @@ def measure(rows: int, full: bool) -> dict:
         steps["findings"] = run([*CLI, "findings", str(gpu), "--no-cache"])
         steps["timeline"] = run([*CLI, "timeline", str(gpu), "-o", str(OUT / "bench.pftrace"), "--no-cache",
                                  "--max-events", str(10 * total_rows)])
+        steps["report"] = run([*CLI, "report", str(gpu), "-o", str(OUT / "bench.html"), "--no-cache"])
         steps["ingest_to_store"] = run(ingest, new_store(store_path))
         result["store_bytes"] = store_path.stat().st_size
         steps["classify_stored_first"] = run([*CLI, "classify", str(gpu), "--db", str(store_path)],

@@ -13,8 +13,9 @@ GAP_BINS_PER_DECADE = 4  # the gap-length histogram's logarithmic bins: 1, 1.8, 
 
 
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
-    """Per device: busy % (the time some kernel runs) in each of `bins` time bins over the span, and the positive
-    launch gaps counted in logarithmic length bins (device None: all devices together, under `all`)."""
+    """Per device: busy % (the time some kernel runs) in each of `bins` time bins over the span (which starts at
+    span_start_ns, the origin of the page's times), and the positive launch gaps counted in logarithmic length bins
+    (device None: all devices together, under `all`)."""
     utilization: dict[str, list[dict[str, Any]]] = {}
     for row in scope.rows("timeline.counters", bins=options["bins"]):
         if row["family"] is None:
@@ -26,4 +27,6 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         histogram.setdefault(row["device"] or "all", []).append(
             {"low_ns": row["low_ns"], "high_ns": row["high_ns"], "gaps": int(row["gaps"]),
              "total_ns": int(row["total_ns"])})
-    return {"utilization": utilization, "gap_histogram": histogram, "gap_bins_per_decade": GAP_BINS_PER_DECADE}
+    span_start = min((bins[0]["start_ns"] for bins in utilization.values()), default=None)
+    return {"utilization": utilization, "span_start_ns": span_start, "gap_histogram": histogram,
+            "gap_bins_per_decade": GAP_BINS_PER_DECADE}

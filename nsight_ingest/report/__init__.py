@@ -35,10 +35,12 @@ def write_whole(path: Path, text: str) -> None:
         written.write_text(text, encoding="utf-8")
 
 
-def output_checked(path: Path, protected: list[str], what: str) -> None:
-    """Refuse an output path `-o` that names no file (a folder, '-') or one of the `protected` files (the inputs,
-    the store): `what` would be written over them."""
+def output_checked(path: Path, protected: list[str], what: str, flag: str = "-o") -> None:
+    """Refuse an output path (given with `flag`) that names no file (a folder, '-'), lies in no folder, or is one of
+    the `protected` files (the inputs, the store): `what` would be written over them."""
     if not path.name or path.name in (".", "..", "-") or path.is_dir():
-        raise InputError(f"-o {str(path)!r}: name the {what} file to write (a folder or '-' is none)")
+        raise InputError(f"{flag} {str(path)!r}: name the {what} file to write (a folder or '-' is none)")
+    if not path.parent.is_dir():
+        raise InputError(f"{flag} {path}: no folder {path.parent}; create it first")
     if any(Path(other).resolve() == path.resolve() for other in protected):
-        raise InputError(f"-o {path}: that is an input or the store of the {what}; write it elsewhere")
+        raise InputError(f"{flag} {path}: that is an input or the store of the {what}; write it elsewhere")

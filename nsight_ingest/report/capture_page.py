@@ -10,7 +10,7 @@ from nsight_ingest.analysis import percent
 from nsight_ingest.analysis.idle import CAUSES
 from nsight_ingest.report import html, output_checked, write_whole
 from nsight_ingest.report.html import Column, number
-from nsight_ingest.report.text import IDLE_CAUSE_LABELS, duration, fixed, kernel_labels, ms, pct, us
+from nsight_ingest.report.text import IDLE_CAUSE_LABELS, duration, fixed, kernel_labels, length, ms, pct, us
 
 NCU_VERDICTS = (("compute_bound", "compute bound", "#1f77b4"), ("memory_bound", "memory bound", "#ff7f0e"),
                 ("latency_bound", "latency bound", "#9467bd"), ("balanced", "balanced", "#2ca02c"))
@@ -26,8 +26,8 @@ def _bars(shares: dict[str, dict[str, Any]], title: str) -> str:
         text=[f"{e['milliseconds']:,.3f} ms ({pct(e['percent_of_kernel_time'])})" for _, e in shown],
         textposition="auto", customdata=[e["launches"] for _, e in shown],
         hovertemplate="%{y}: %{x:,.3f} ms, %{customdata} launches<extra></extra>"))
-    fig.update_layout(title=title, xaxis_title="kernel time (ms)", yaxis={"automargin": True})
-    return html.figure(fig, height=max(260, 60 + 34 * len(shown)))
+    fig.update_layout(xaxis_title="kernel time (ms)", yaxis={"automargin": True})
+    return html.figure(fig, title, height=max(260, 60 + 34 * len(shown)))
 
 
 def _without_time(shares: dict[str, dict[str, Any]], what: str) -> str:
@@ -45,7 +45,8 @@ def _cards(summary: dict[str, Any], launch: dict[str, Any]) -> str:
         ("busy", pct(summary["kernel_busy_percent_of_span"]), f"kernel time over the span{per}; concurrent kernels "
                                                               "count each"),
         ("union busy", pct(summary["kernel_union_percent_of_span"]), f"time some kernel runs, over the span{per}"),
-        ("GPU idle", duration(idle["kernel_idle_ns"]), "no kernel running, between the first and last kernel"),
+        ("GPU idle", duration(idle["kernel_idle_ns"]), "time no kernel runs within each GPU's span (its first to "
+                                                       "last operation), summed over GPUs"),
         ("launch gaps", f"{gaps['positive_gap_count']:,}", f"positive gaps between kernels, "
                                                            f"{duration(gaps['total_ns'])} in all; p90 "
                                                            f"{duration(launch['gaps']['p90_ns'])}"),
@@ -80,50 +81,63 @@ def _top_kernels(kernels: list[dict[str, Any]]) -> str:
 
 
 def _utilization(utilization: dict[str, list[dict[str, Any]]], span_start_ns: int) -> str:
+    """Busy % per time bin: a step line for one GPU; for several a heatmap, GPU by time (lines would hide each
+    other where GPUs run alike)."""
     import plotly.graph_objects as go
 
-    fig = go.Figure()
-    for device, bins in utilization.items():
-        fig.add_trace(go.Scatter(
-            x=[(b["start_ns"] - span_start_ns) / 1e6 for b in bins], y=[b["busy_percent"] for b in bins],
-            mode="lines", line={"shape": "hv"}, name=device,
+    if not utilization:
+        return '<p class="note">No GPU operation in this scope.</p>'
+    bins = next(iter(utilization.values()))
+    starts = [(b["start_ns"] - span_start_ns) / 1e6 for b in bins]
+    title = f"busy % over time (bins of {duration(bins[0]['bin_ns'])})"
+    axis = {"title": "time since the span's start (ms)"}
+    if len(utilization) == 1:
+        (device, bins), = utilization.items()
+        last = bins[-1]
+        # the last bin's value held to its end, so that every bin (a single one too) draws a step
+        end = (last["start_ns"] + last["bin_ns"] - span_start_ns) / 1e6
+        fig = go.Figure(go.Scatter(
+            x=[*starts, end], y=[b["busy_percent"] for b in bins] + [last["busy_percent"]], mode="lines",
+            line={"shape": "hv"}, name=device,
             hovertemplate="%{x:,.3f} ms: %{y:.1f}% busy<extra>" + html.escape(device) + "</extra>"))
-    width = next(iter(utilization.values()))[0]["bin_ns"] if utilization else 0
-    fig.update_layout(title=f"busy % over time (bins of {duration(width)})",
-                      xaxis_title="time since the span's start (ms)",
-                      yaxis={"title": "time some kernel runs (%)", "range": [0, 105]}, showlegend=len(utilization) > 1)
-    return html.figure(fig)
+        fig.update_layout(xaxis=axis, yaxis={"title": "time some kernel runs (%)", "range": [0, 105]},
+                          showlegend=False)
+        return html.figure(fig, title)
+    devices = list(utilization)
+    fig = go.Figure(go.Heatmap(
+        x=starts, y=devices, z=[[b["busy_percent"] for b in utilization[d]] for d in devices], zmin=0, zmax=100,
+        colorscale="Blues", colorbar={"title": "busy %"},
+        hovertemplate="%{y}, %{x:,.3f} ms: %{z:.1f}% busy<extra></extra>"))
+    fig.update_layout(xaxis=axis, yaxis={"automargin": True, "autorange": "reversed"})
+    return html.figure(fig, title, height=max(220, 120 + 28 * len(devices)))
 
 
 def _gap_histogram(histogram: dict[str, list[dict[str, Any]]]) -> str:
+    """Gap counts (top) and the time in those gaps (bottom) per logarithmic length bin: one series for one GPU,
+    one per GPU for several."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    bins = histogram.get("all", [])
-    labels = [f"{_length(b['low_ns'])} to {_length(b['high_ns'])}" for b in bins]
-    fig = make_subplots(specs=[[{"secondary_y": True}]])
-    fig.add_trace(go.Bar(x=labels, y=[b["gaps"] for b in bins], name="gaps", marker_color=html.COLORS["first"],
-                         hovertemplate="%{x}: %{y:,} gaps<extra></extra>"), secondary_y=False)
-    fig.add_trace(go.Scatter(x=labels, y=[b["total_ns"] / 1e6 for b in bins], name="time in these gaps (ms)",
-                             mode="lines+markers", line_color=html.COLORS["second"],
-                             hovertemplate="%{x}: %{y:,.3f} ms<extra></extra>"),
-                  secondary_y=True)
-    # the axis titles, in their traces' colours, say which is which: no legend to crowd the tick labels
-    fig.update_layout(title="idle gaps between kernels by length (logarithmic bins)", xaxis_title="gap length",
-                      showlegend=False)
-    fig.update_yaxes(title_text="gaps (bars)", title_font_color=html.COLORS["first"], secondary_y=False,
-                     rangemode="tozero")
-    fig.update_yaxes(title_text="time in these gaps (ms, line)", title_font_color=html.COLORS["second"],
-                     secondary_y=True, rangemode="tozero", showgrid=False)
-    return html.figure(fig)
-
-
-def _length(ns: float) -> str:
-    """A gap length for an axis label: ns, µs or ms with 3 significant figures at most."""
-    for unit, scale in (("ms", 1e6), ("µs", 1e3)):
-        if ns >= scale:
-            return f"{ns / scale:.3g} {unit}"
-    return f"{ns:.3g} ns"
+    if not histogram:
+        return '<p class="note">No idle gap between kernels: each kernel starts before the one before it ends.</p>'
+    per_device = {device: bins for device, bins in histogram.items() if device != "all"}
+    shown = per_device if len(per_device) > 1 else {"all": histogram.get("all", [])}
+    fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
+    for index, (device, bins) in enumerate(shown.items()):
+        labels = [f"{length(b['low_ns'])} to {length(b['high_ns'])}" for b in bins]
+        color = html.COLORS["first"] if len(shown) == 1 else html.SERIES[index % len(html.SERIES)]
+        fig.add_trace(go.Bar(x=labels, y=[b["gaps"] for b in bins], name=device, marker_color=color,
+                             legendgroup=device, hovertemplate="%{x}: %{y:,} gaps<extra>" + html.escape(device)
+                             + "</extra>"), row=1, col=1)
+        fig.add_trace(go.Bar(x=labels, y=[b["total_ns"] / 1e6 for b in bins], name=device, marker_color=color,
+                             legendgroup=device, showlegend=False,
+                             hovertemplate="%{x}: %{y:,.3f} ms<extra>" + html.escape(device) + "</extra>"),
+                      row=2, col=1)
+    fig.update_layout(barmode="group", showlegend=len(shown) > 1)
+    fig.update_yaxes(title_text="gaps", row=1, col=1)
+    fig.update_yaxes(title_text="time in them (ms)", row=2, col=1)
+    fig.update_xaxes(title_text="gap length", row=2, col=1)
+    return html.figure(fig, "idle gaps between kernels by length (logarithmic bins)", height=460)
 
 
 def _idle(idle: dict[str, Any]) -> str:
@@ -134,20 +148,22 @@ def _idle(idle: dict[str, Any]) -> str:
         x=[ns / 1e6 for _, ns in known], y=[label for label, _ in known], orientation="h",
         text=[f"{ms(ns)} ms ({pct(percent(ns, idle['kernel_idle_ns']))})" for _, ns in known], textposition="auto",
         hovertemplate="%{y}: %{x:,.3f} ms<extra></extra>"))
-    fig.update_layout(title=f"why the GPU idles: {duration(idle['kernel_idle_ns'])} without a kernel",
-                      xaxis_title="idle time (ms)", yaxis={"automargin": True, "autorange": "reversed"})
-    return html.figure(fig, height=300)
+    fig.update_layout(xaxis_title="idle time (ms)", yaxis={"automargin": True, "autorange": "reversed"})
+    return html.figure(fig, f"why the GPU idles: {duration(idle['kernel_idle_ns'])} without a kernel", height=300)
 
 
-def _largest_gaps(gaps: list[dict[str, Any]]) -> str:
+def _largest_gaps(gaps: list[dict[str, Any]], span_start_ns: int) -> str:
+    if not gaps:
+        return ""
     labels = kernel_labels([g[side] for g in gaps for side in ("before", "after")],
                            [g[f"{side}_short_name"] for g in gaps for side in ("before", "after")])
     columns = [Column("gap", True), Column("device"), Column("stream", True), Column("longest cause"),
-               Column("kernel before", wraps=True), Column("kernel after", wraps=True), Column("starts at (ns)", True)]
+               Column("kernel before", wraps=True), Column("kernel after", wraps=True),
+               Column("starts at (ms)", True, "since the span's start, as on the utilization chart")]
     rows = [[number(g["gap_ns"], duration(g["gap_ns"])), g["device"], number(g["stream_id"], str(g["stream_id"])),
              IDLE_CAUSE_LABELS.get(f"{g['idle_cause']}_ns", "-"),
              f"[{g['before_component']}] {labels[2 * i]}", f"[{g['after_component']}] {labels[2 * i + 1]}",
-             number(g["gap_start_ns"], f"{g['gap_start_ns']:,}")] for i, g in enumerate(gaps)]
+             number(g["gap_start_ns"], ms(g["gap_start_ns"] - span_start_ns))] for i, g in enumerate(gaps)]
     return html.table("largest-gaps", columns, rows)
 
 
@@ -158,7 +174,8 @@ def _groups(groups: dict[str, dict[str, Any]]) -> str:
                Column("CPU-launch idle ms", True), Column("launch gaps", True), Column("most time in")]
     rows = []
     for label, g in groups.items():
-        top = max(g["components"].items(), key=lambda item: item[1]["milliseconds"])[0]
+        top = (max(g["components"].items(), key=lambda item: item[1]["milliseconds"])[0]
+               if g["kernel_time_ns"] else "-")
         rows.append([label, number(g["ranges"], f"{g['ranges']:,}"),
                      number(g["range_time_ns"], ms(g["range_time_ns"])),
                      number(g["busy_percent"], pct(g["busy_percent"])),
@@ -184,8 +201,7 @@ def _ncu(components: dict[str, dict[str, Any]]) -> str:
     fig.add_trace(go.Bar(y=names, x=[100 - (profiled[n]["profiled_percent"] or 0) for n in names],
                          name="not profiled", orientation="h", marker_color="#d9d9d9",
                          hovertemplate="%{y}: %{x:.1f}% of its kernel time not profiled<extra></extra>"))
-    fig.update_layout(barmode="stack", title="ncu verdicts per component (share of its nsys kernel time)",
-                      xaxis={"title": "% of the component's kernel time", "range": [0, 100]},
+    fig.update_layout(barmode="stack", xaxis={"title": "% of the component's kernel time", "range": [0, 100]},
                       yaxis={"automargin": True})
     columns = [Column("component"), Column("profiled", True), *(Column(label, True) for _, label, _ in NCU_VERDICTS),
                Column("SM throughput %", True), Column("memory throughput %", True)]
@@ -193,7 +209,8 @@ def _ncu(components: dict[str, dict[str, Any]]) -> str:
              *(number(n[f"{key}_percent"], pct(n[f"{key}_percent"])) for key, _, _ in NCU_VERDICTS),
              number(n["sm_throughput_pct"], fixed(n["sm_throughput_pct"])),
              number(n["memory_throughput_pct"], fixed(n["memory_throughput_pct"]))] for name, n in profiled.items()]
-    return html.figure(fig, height=max(260, 80 + 40 * len(names))) + html.table("ncu-verdicts", columns, rows)
+    return (html.figure(fig, "ncu verdicts per component (share of its nsys kernel time)",
+                        height=max(260, 80 + 40 * len(names))) + html.table("ncu-verdicts", columns, rows))
 
 
 def _devices(devices: dict[str, dict[str, Any]]) -> str:
@@ -222,7 +239,7 @@ def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
     """The page's sections, in order, as (id, html); no section's id is a table's (a filter box finds its table by
     id)."""
     summary, launch = answer["classify"], answer["launches"]
-    span_start = min((b["start_ns"] for bins in answer["utilization"].values() for b in bins[:1]), default=0)
+    span_start = answer["span_start_ns"]
     parts = [
         ("summary", html.section("summary", "Summary", _cards(summary, launch))),
         ("time", html.section(
@@ -238,7 +255,7 @@ def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
         ("idle", html.section(
             "idle", "Idle gaps and their causes",
             '<div class="charts">' + _gap_histogram(answer["gap_histogram"]) + _idle(summary["idle"]) + "</div>",
-            _largest_gaps(launch["largest_gaps"]))),
+            _largest_gaps(launch["largest_gaps"], span_start))),
     ]
     if len(summary["devices"]) > 1:
         parts.append(("gpus", html.section("gpus", "Per GPU", _devices(summary["devices"]))))
@@ -264,11 +281,11 @@ def render(answer: dict[str, Any]) -> tuple[str, list[str]]:
     return html.page(title, head + "".join(text for _, text in parts)), [name for name, _ in parts]
 
 
-def write(answer: dict[str, Any], path: Path, store: str | None = None) -> dict[str, Any]:
-    """Write the report page of `answer` (pipeline.report) to `path`, whole or not at all, never over an input or
-    the `store`; what it holds."""
+def write(answer: dict[str, Any], path: Path, store: str | None = None, flag: str = "-o") -> dict[str, Any]:
+    """Write the report page of `answer` (pipeline.report) to `path` (given with `flag`), whole or not at all, never
+    over an input or the `store`; what it holds."""
     summary = answer["classify"]
-    output_checked(path, [i["path"] for i in summary["inputs"]] + ([store] if store else []), "report")
+    output_checked(path, [i["path"] for i in summary["inputs"]] + ([store] if store else []), "report", flag)
     text, section_ids = render(answer)
     write_whole(path, text)
     return {"output": str(path), "bytes": path.stat().st_size, "sections": section_ids,

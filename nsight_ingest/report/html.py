@@ -10,10 +10,11 @@ from typing import Any
 
 # How every chart looks: plotly's white template, legends below the plot (never over a neighbour), no plotly logo.
 CONFIG = {"displaylogo": False, "responsive": True}
-LAYOUT = {"template": "plotly_white", "margin": {"l": 70, "r": 30, "t": 60, "b": 40}, "font": {"size": 12},
+LAYOUT = {"template": "plotly_white", "margin": {"l": 70, "r": 30, "t": 36, "b": 40}, "font": {"size": 12},
           "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "xanchor": "left", "x": 0}}
 COLORS = {"first": "#1f77b4", "second": "#d62728", "regressed": "#d62728", "within": "#2ca02c",
           "band": "rgba(31, 119, 180, 0.15)", "muted": "#7f7f7f"}
+SERIES = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")  # one per GPU
 
 
 def escape(text: Any) -> str:
@@ -21,10 +22,13 @@ def escape(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def figure(fig: Any, height: int = 380) -> str:
-    """A plotly figure as a div of the page (the page holds plotly's script once)."""
-    fig.update_layout(**LAYOUT, height=height)
-    return '<div class="chart">' + fig.to_html(full_html=False, include_plotlyjs=False, config=CONFIG) + "</div>"
+def figure(fig: Any, title: str, height: int = 380) -> str:
+    """A plotly figure under its title as a div of the page (the page holds plotly's script once). The title is the
+    page's, not plotly's: plotly's toolbar would cover a long one."""
+    fig.update_layout(**{**LAYOUT, "margin": {**LAYOUT["margin"], **fig.layout.margin.to_plotly_json()}},
+                      height=height)
+    return (f'<div class="chart"><h3>{escape(title)}</h3>'
+            + fig.to_html(full_html=False, include_plotlyjs=False, config=CONFIG) + "</div>")
 
 
 @dataclass(frozen=True)
@@ -32,14 +36,14 @@ class Cell:
     """A table cell: its text, and the value it sorts by (a number sorts as a number; None: by its text)."""
 
     text: str
-    sort: float | None = None
+    sort: float | None = None  # in a numeric column, a cell without one sorts last
     title: str = ""  # shown on hover (a kernel's full name)
     link: str = ""  # the page the text links to
 
 
 def number(value: float | None, text: str) -> Cell:
-    """A number's cell: shown as `text`, sorted by `value` (none sorts first)."""
-    return Cell(text, float("-inf") if value is None else float(value))
+    """A number's cell: shown as `text`, sorted by `value` (none: sorts last, whichever way)."""
+    return Cell(text, None if value is None else float(value))
 
 
 def count(value: int) -> Cell:
@@ -98,7 +102,8 @@ def section(section_id: str, heading: str, *parts: str, note: str = "") -> str:
 
 _STYLE = """
 body{font-family:system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px 32px;color:#222;max-width:1500px}
-h1{font-size:22px;margin:0 0 4px} h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
+h1{font-size:22px;margin:0 0 4px} .chart h3{font-size:14px;font-weight:600;margin:10px 0 0 8px}
+h2{font-size:18px;margin:28px 0 8px;border-bottom:1px solid #ddd;padding-bottom:4px}
 p.note,.meta{color:#555;font-size:13px;margin:4px 0 10px}
 .cards{display:grid;grid-template-columns:repeat(auto-fill,minmax(190px,1fr));gap:10px;margin:14px 0}
 .card{border:1px solid #ddd;border-radius:6px;padding:10px 12px;background:#fafafa}
@@ -114,32 +119,33 @@ td.wraps{white-space:normal;overflow-wrap:anywhere;min-width:240px;max-width:620
 th{background:#f3f3f3;cursor:pointer;user-select:none;white-space:nowrap}
 th.sorted-asc::after{content:" \\25B2"} th.sorted-desc::after{content:" \\25BC"}
 td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}
-tr.regressed td{background:#fde2e2} tr.unjudged td{color:#666}
+tr.regressed td{background:#fde2e2} tr.failed td{background:#fff4c2} tr.unjudged td{color:#666}
 input.filter{margin:4px 0;padding:3px 6px;width:280px}
 code{background:#f3f3f3;padding:0 3px}
 details{margin:6px 0} summary{cursor:pointer;color:#333}
 """
 
-# Sorting and filtering: a click on a heading sorts its table by the cells' data-sort numbers (else their text), a
-# filter box hides the rows without its text.
+# Sorting and filtering: a click on a heading sorts its table, a numeric column by its cells' data-sort numbers, another
+# by their text; a filter box hides the rows without its text.
 _SCRIPT = """
 document.addEventListener('click', function (event) {
   var th = event.target.closest('table.sortable th');
   if (!th) return;
   var table = th.closest('table'), body = table.tBodies[0], column = th.cellIndex;
-  var descending = !th.classList.contains('sorted-desc');
+  var descending = !th.classList.contains('sorted-desc'), numeric = th.classList.contains('num');
   Array.prototype.forEach.call(th.parentNode.children, function (h) {
     h.classList.remove('sorted-asc', 'sorted-desc');
   });
   th.classList.add(descending ? 'sorted-desc' : 'sorted-asc');
   var rows = Array.prototype.slice.call(body.rows);
   rows.sort(function (a, b) {
-    var x = a.cells[column], y = b.cells[column], order;
-    if (x.dataset.sort !== undefined && y.dataset.sort !== undefined) {
-      order = parseFloat(x.dataset.sort) - parseFloat(y.dataset.sort);
-    } else {
-      order = x.textContent.localeCompare(y.textContent);
+    var x = a.cells[column], y = b.cells[column];
+    if (numeric) {
+      var p = parseFloat(x.dataset.sort), q = parseFloat(y.dataset.sort);
+      if (isNaN(p) || isNaN(q)) return isNaN(p) - isNaN(q);  // a cell without a number last, either way
+      return descending ? q - p : p - q;
     }
+    var order = x.textContent.localeCompare(y.textContent);
     return descending ? -order : order;
   });
   rows.forEach(function (row) { body.appendChild(row); });

@@ -6,12 +6,14 @@ from __future__ import annotations
 import json
 import math
 from collections.abc import Callable
+from datetime import date
 from pathlib import Path
 from typing import Any
 
 from nsight_ingest.history import Baseline, Night
 from nsight_ingest.report import html
 from nsight_ingest.report.html import Column, count, number
+from nsight_ingest.report.text import key_labels, metric_value
 
 # The trends drawn for every capture, beside the judged metrics: (metric, split by its component column, title).
 OVERVIEW = (("component_ms", True, "kernel time by component (ms)"),
@@ -22,17 +24,17 @@ OVERVIEW = (("component_ms", True, "kernel time by component (ms)"),
             ("launch_gap_p90_ns", False, "launch-gap p90 (ns)"))
 
 
-def _value(value: float | None, unit: str | None) -> str:
-    """A metric's value in fixed notation for its unit."""
-    if value is None or not math.isfinite(value):
-        return "-"
-    return f"{value:,.3f}" if unit == "ms" else f"{value:.2f}" if unit == "%" else f"{value:,.0f}"
+def judged(check: dict[str, Any], baseline: Baseline) -> bool:
+    """True when the check could judge the metric: a value tonight and enough baseline runs."""
+    return check["value"] is not None and (check["baseline_runs"] or 0) >= baseline.min_runs
 
 
 def verdict(check: dict[str, Any], baseline: Baseline) -> str:
-    """What the check found: regressed, within its limit, or not judged (too few baseline runs)."""
+    """What the check found: regressed, within its limit, or not judged (no value tonight, too few baseline runs)."""
     if check["regressed"]:
         return "regressed"
+    if check["value"] is None:
+        return "not judged (no value tonight)"
     runs = check["baseline_runs"] or 0
     return "within" if runs >= baseline.min_runs else f"not judged ({runs} of {baseline.min_runs} runs)"
 
@@ -42,22 +44,34 @@ def _all_zero(check: dict[str, Any]) -> bool:
     return check["value"] == 0 and not check["baseline_median"]
 
 
-# The table of checked metrics, in both nightly reports.
+# The table of checked metrics, in both nightly reports; the kernel column only when a per-kernel metric is judged
+# (--direction kernel_ms=up).
 _CHECK_COLUMNS = (Column("capture"), Column("metric"), Column("component or family"), Column("kernel", wraps=True),
                   Column("tonight", True), Column("baseline median", True),
-                  Column("limit", True, "past it the metric regressed (a percentage's within 0-100)"),
+                  Column("limit", True, "past it the metric regressed (a share's within 0-100)"),
                   Column("unit"), Column("baseline runs", True), Column("verdict"))
+_KERNEL_COLUMN = 3
 
 
-def _check_cells(check: dict[str, Any], baseline: Baseline) -> list[html.Cell]:
-    """One checked metric as the cells of _CHECK_COLUMNS."""
-    unit = check["unit"]
-    return [html.Cell(check["capture"]), html.Cell(check["metric"]), html.Cell(check["component"] or ""),
-            html.Cell(check["kernel"] or ""), number(check["value"], _value(check["value"], unit)),
-            number(check["baseline_median"], _value(check["baseline_median"], unit)),
-            number(check["limit"], _value(check["limit"], unit)), html.Cell(unit or ""),
-            count(check["baseline_runs"] or 0),
-            html.Cell(verdict(check, baseline))]
+def _check_columns(checks: list[dict[str, Any]]) -> list[Column]:
+    with_kernels = any(c["kernel"] for c in checks)
+    return [c for i, c in enumerate(_CHECK_COLUMNS) if with_kernels or i != _KERNEL_COLUMN]
+
+
+def _check_rows(checks: list[dict[str, Any]], baseline: Baseline) -> list[list[html.Cell]]:
+    """The checked metrics as rows of _check_columns(checks)."""
+    with_kernels = any(c["kernel"] for c in checks)
+    labels = dict(zip(keys := sorted({c["kernel"] for c in checks if c["kernel"]}), key_labels(keys), strict=True))
+    rows = []
+    for check in checks:
+        unit = check["unit"]
+        kernel = [html.Cell(labels.get(check["kernel"], ""), title=check["kernel"] or "")] if with_kernels else []
+        rows.append([html.Cell(check["capture"]), html.Cell(check["metric"]), html.Cell(check["component"] or ""),
+                     *kernel, number(check["value"], metric_value(check["value"], unit)),
+                     number(check["baseline_median"], metric_value(check["baseline_median"], unit)),
+                     number(check["limit"], metric_value(check["limit"], unit)), html.Cell(unit or ""),
+                     count(check["baseline_runs"] or 0), html.Cell(verdict(check, baseline))])
+    return rows
 
 
 def _run_sentences(summary: dict[str, Any], checks: list[dict[str, Any]], code: Callable[[str], str],
@@ -87,12 +101,13 @@ def nightly_markdown(summary: dict[str, Any], night: Night, baseline: Baseline) 
     left out."""
     checks = night.checks
     ran, regressed = _run_sentences(summary, checks, lambda text: f"`{text}`", lambda text: f"**{text}**")
-    lines = [f"# nsight-ingest nightly summary, {summary['date']}", "", ran, "", regressed, "",
-             "| " + " | ".join(c.heading for c in _CHECK_COLUMNS) + " |",
-             "|" + "|".join("---:" if c.numeric else "---" for c in _CHECK_COLUMNS) + "|"]
     shown = [c for c in checks if not _all_zero(c)]
-    for check in shown:
-        cells = [cell.text for cell in _check_cells(check, baseline)]
+    columns = _check_columns(shown)
+    lines = [f"# nsight-ingest nightly summary, {summary['date']}", "", ran, "", regressed, "",
+             "| " + " | ".join(c.heading for c in columns) + " |",
+             "|" + "|".join("---:" if c.numeric else "---" for c in columns) + "|"]
+    for check, row in zip(shown, _check_rows(shown, baseline), strict=True):
+        cells = [cell.text for cell in row]
         cells[-1] = f"**{cells[-1]}**" if check["regressed"] else cells[-1]
         lines.append("| " + " | ".join(cells) + " |")
     if len(shown) < len(checks):
@@ -110,8 +125,8 @@ def _key(row: dict[str, Any]) -> tuple[str, str, str, str]:
     return row["capture"], row["metric"], row["component"] or "", row["kernel"] or ""
 
 
-def _overview(capture: str, series: list[dict[str, Any]]) -> str:
-    """The capture's night-by-night trends: time by component, family and idle cause, span, busy, gap p90."""
+def _overview(series: list[dict[str, Any]]) -> str:
+    """A capture's night-by-night trends: time by component, family and idle cause, span, busy, gap p90."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -127,80 +142,86 @@ def _overview(capture: str, series: list[dict[str, Any]]) -> str:
                      go.Scatter(x=x, y=y, mode="lines+markers", name=metric, showlegend=False,
                                 line_color=html.COLORS["first"]))
             fig.add_trace(trace, row=index // 3 + 1, col=index % 3 + 1)
-    fig.update_layout(barmode="stack", title=f"{capture}: trends", legend={"groupclick": "toggleitem"})
-    fig.update_xaxes(type="category")
+    fig.update_layout(barmode="stack", legend={"groupclick": "toggleitem"}, margin={"t": 70})
+    # nights in date order, whichever trace first holds a night
+    fig.update_xaxes(type="category", categoryorder="category ascending")
     fig.update_yaxes(rangemode="tozero")
-    return html.figure(fig, height=720)
+    return html.figure(fig, "trends, night by night", height=720)
 
 
-def _judged_trends(capture: str, checks: list[dict[str, Any]], series: list[dict[str, Any]],
-                   baseline: Baseline) -> str:
-    """One small chart per judged metric: its value per night, the band the baseline allows (median ± allowed
-    change, within 0-100 for a percentage) and tonight's point, red when it regressed."""
+def _judged_trends(checks: list[dict[str, Any]], series: list[dict[str, Any]], baseline: Baseline) -> str:
+    """One small chart per judged metric: its value per night, the band its baseline allows (median ± allowed
+    change, a share's within 0-100) over the baseline's nights and tonight, and tonight's point, red when it
+    regressed."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
-    judged = [c for c in checks if (c["baseline_runs"] or 0) >= baseline.min_runs and not _all_zero(c)]
-    if not judged:
+    shown = [c for c in checks if judged(c, baseline) and not _all_zero(c)]
+    if not shown:
         return '<p class="note">No metric of this capture has enough baseline runs to be judged yet.</p>'
     columns = 3
-    fig = make_subplots(rows=math.ceil(len(judged) / columns), cols=columns,
-                        subplot_titles=[_label(c) for c in judged], horizontal_spacing=0.08,
-                        vertical_spacing=min(0.12, 0.5 / math.ceil(len(judged) / columns)))
+    fig = make_subplots(rows=math.ceil(len(shown) / columns), cols=columns,
+                        subplot_titles=[_label(c) for c in shown], horizontal_spacing=0.08,
+                        vertical_spacing=min(0.12, 0.5 / math.ceil(len(shown) / columns)))
     values: dict[tuple[str, str, str, str], list[dict[str, Any]]] = {}
     for row in series:
         values.setdefault(_key(row), []).append(row)
-    for index, check in enumerate(judged):
+    for index, check in enumerate(shown):
         where = {"row": index // columns + 1, "col": index % columns + 1}
-        mine = values.get(_key(check), [])
-        nights = [str(r["date"]) for r in mine]
-        median, allowed = check["baseline_median"], check["allowed_change"]
-        low, high = median - allowed, median + allowed
-        if check["unit"] == "%":
-            low, high = max(low, 0.0), min(high, 100.0)
-        fig.add_trace(go.Scatter(x=nights, y=[high] * len(nights), mode="lines", line_width=0, showlegend=False,
+        mine = [r for r in values.get(_key(check), []) if r["value"] is not None]
+        banded = [str(r["date"]) for r in mine if r["date"] >= check["baseline_since"]]
+        low, high = check["band_low"], check["band_high"]
+        fig.add_trace(go.Scatter(x=banded, y=[high] * len(banded), mode="lines", line_width=0, showlegend=False,
                                  hoverinfo="skip"), **where)
-        fig.add_trace(go.Scatter(x=nights, y=[low] * len(nights), mode="lines", line_width=0, fill="tonexty",
+        fig.add_trace(go.Scatter(x=banded, y=[low] * len(banded), mode="lines", line_width=0, fill="tonexty",
                                  fillcolor=html.COLORS["band"], name="baseline band (median ± allowed change)",
                                  showlegend=index == 0, legendgroup="band", hoverinfo="skip"), **where)
-        fig.add_trace(go.Scatter(x=nights, y=[r["value"] for r in mine], mode="lines+markers", showlegend=False,
-                                 line_color=html.COLORS["first"], name=_label(check)), **where)
+        fig.add_trace(go.Scatter(x=[str(r["date"]) for r in mine], y=[r["value"] for r in mine],
+                                 mode="lines+markers", showlegend=False, line_color=html.COLORS["first"],
+                                 name=_label(check)), **where)
         bad = check["regressed"]
         fig.add_trace(go.Scatter(
             x=[str(check["date"])], y=[check["value"]], mode="markers", name="tonight: regressed" if bad else
             "tonight: within", marker={"size": 11, "color": html.COLORS["regressed" if bad else "within"],
                                        "symbol": "diamond"}, legendgroup="regressed" if bad else "within",
             showlegend=False), **where)
-    fig.update_layout(title=f"{capture}: judged metrics against their baseline (band) and tonight (diamond: red "
-                            f"regressed, green within)")
-    fig.update_xaxes(type="category", showticklabels=True)
-    return html.figure(fig, height=140 + 240 * math.ceil(len(judged) / columns))
+        # room above and below the band and the values: a flat series must not fill its chart with the band
+        reach = [low, high, *(r["value"] for r in mine)]
+        margin = 0.25 * (max(reach) - min(reach)) or 0.05 * abs(max(reach)) or 1.0
+        fig.update_yaxes(range=[min(reach) - margin, max(reach) + margin], **where)
+    fig.update_xaxes(type="category", categoryorder="category ascending", showticklabels=True)
+    fig.update_layout(margin={"t": 70})  # the first row's titles clear plotly's toolbar
+    return html.figure(fig, "judged metrics: value per night, the baseline band (median ± allowed change) over the "
+                            "baseline's nights, tonight's diamond (red: regressed, green: within)",
+                       height=100 + 240 * math.ceil(len(shown) / columns))
 
 
 def _moves(moves: list[dict[str, Any]], table_id: str) -> str:
-    columns = [Column("kernel", wraps=True), Column("tonight ms", True), Column("baseline median ms", True),
-               Column("change ms", True), Column("change %", True), Column("baseline runs", True)]
-    rows = [[m["kernel"], number(m["value"], _value(m["value"], "ms")),
-             number(m["baseline_median"], _value(m["baseline_median"], "ms")),
+    columns = [Column("kernel", wraps=True, title="short name with its functor, or a hash where two read alike; "
+                                                  "hover for the kernel's key"),
+               Column("tonight ms", True), Column("baseline median ms", True), Column("change ms", True),
+               Column("change %", True), Column("baseline runs", True)]
+    labels = key_labels([m["kernel"] for m in moves])
+    rows = [[html.Cell(label, title=m["kernel"]), number(m["value"], metric_value(m["value"], "ms")),
+             number(m["baseline_median"], metric_value(m["baseline_median"], "ms")),
              number(m["change_ms"], "-" if m["change_ms"] is None else f"{m['change_ms']:+,.3f}"),
              number(m["change_percent"], "-" if m["change_percent"] is None else f"{m['change_percent']:+.2f}%"),
-             count(m["baseline_runs"] or 0)] for m in moves]
+             count(m["baseline_runs"] or 0)] for label, m in zip(labels, moves, strict=True)]
     return html.table(table_id, columns, rows,
                       caption="kernels whose time moved most against their baseline (then top kernels without one)")
 
 
 def _checks_tables(checks: list[dict[str, Any]], baseline: Baseline) -> str:
+    if not checks:
+        return '<p class="note">No metric was checked: the history holds no capture of this night.</p>'
     shown = [c for c in checks if not _all_zero(c)]
     zero = [c for c in checks if _all_zero(c)]
-    classes = ["regressed" if c["regressed"] else "unjudged" if verdict(c, baseline).startswith("not") else ""
-               for c in shown]
-    text = html.table("metrics", _CHECK_COLUMNS, [_check_cells(c, baseline) for c in shown], classes,
-                      filterable=True)
+    classes = ["regressed" if c["regressed"] else "" if judged(c, baseline) else "unjudged" for c in shown]
+    text = html.table("metrics", _check_columns(shown), _check_rows(shown, baseline), classes, filterable=True)
     if zero:
         text += (f"<details><summary>{len(zero)} metric(s) zero tonight and in their baseline (components or "
                  f"families this workload lacks)</summary>"
-                 + html.table("zero-metrics", _CHECK_COLUMNS, [_check_cells(c, baseline) for c in zero])
-                 + "</details>")
+                 + html.table("zero-metrics", _check_columns(zero), _check_rows(zero, baseline)) + "</details>")
     return text
 
 
@@ -211,12 +232,14 @@ def nightly_html(summary: dict[str, Any], night: Night, baseline: Baseline) -> s
     ran, regressed = _run_sentences(summary, checks, lambda text: f"<code>{html.escape(text)}</code>",
                                     lambda text: f"<b>{text}</b>")
     regressions = sum(c["regressed"] for c in checks)
-    judged = sum((c["baseline_runs"] or 0) >= baseline.min_runs for c in checks)
+    judged_count = sum(judged(c, baseline) for c in checks)
     cards = html.cards([
         ("regressions", str(regressions), "checked metrics past their limit"),
-        ("checked metrics", str(len(checks)), f"{judged} judged, {len(checks) - judged} with under "
-                                              f"{baseline.min_runs} baseline runs"),
-        ("captures summarized", str(len(summary["written"])), f"of {summary['traces_found']} found"),
+        ("checked metrics", str(len(checks)), f"{judged_count} judged, {len(checks) - judged_count} without a value "
+                                              f"tonight or {baseline.min_runs} baseline runs"),
+        ("captures tonight", str(summary["captures_checked"]),
+         f"in the history for this night: {len(summary['written'])} summarized by this run, "
+         f"{len(summary['skipped'])} already there"),
         ("failed captures", str(len(summary["failed"])), "listed below with the reason"),
     ])
     problems = "".join(html.section(heading.lower().replace(" ", "-"), heading,
@@ -226,12 +249,11 @@ def nightly_html(summary: dict[str, Any], night: Night, baseline: Baseline) -> s
     per_capture = []
     for capture in captures:
         series = [r for r in night.series if r["capture"] == capture]
-        mine = [{**c, "date": summary["date"]} for c in checks if c["capture"] == capture]
+        mine = [{**c, "date": date.fromisoformat(summary["date"])} for c in checks if c["capture"] == capture]
         moves = [m for m in night.kernel_moves if m["capture"] == capture]
         per_capture.append(html.section(
-            f"capture-{len(per_capture)}", f"Capture {capture}", _overview(capture, series),
-            _judged_trends(capture, mine, series, baseline),
-            _moves(moves, f"moves-{len(per_capture)}") if moves else ""))
+            f"capture-{len(per_capture)}", f"Capture {capture}", _overview(series),
+            _judged_trends(mine, series, baseline), _moves(moves, f"moves-{len(per_capture)}") if moves else ""))
     rule = (f"Judged against the median of the last {baseline.runs} runs, allowing max({baseline.mad_k:g} x 1.4826 "
             f"x MAD, {baseline.min_change:.0%} of the median), once {baseline.min_runs} runs exist.")
     body = (f"<h1>nsight-ingest nightly summary, {html.escape(summary['date'])}</h1>"
@@ -243,20 +265,32 @@ def nightly_html(summary: dict[str, Any], night: Night, baseline: Baseline) -> s
 
 
 def index_html(folder: Path) -> str:
-    """The index of every night's page in the report folder, newest first, from each night's JSON summary."""
-    nights = []
-    for path in sorted(folder.glob("????-??-??.json"), reverse=True):
+    """The index of every night's page in the report folder, newest first, from each night's JSON summary (a page
+    written before the summaries were kept is listed without its figures)."""
+    nights: dict[str, dict[str, Any] | None] = {path.stem: None for path in folder.glob("????-??-??.html")}
+    for path in folder.glob("????-??-??.json"):
         try:
             summary = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
-            continue  # a summary cut short or removed since: its night is left out, the rest listed
-        if isinstance(summary, dict):  # another program's JSON of that name is none of ours
-            nights.append((path.stem, summary))
+            continue  # a summary cut short or removed since: its night is listed without its figures
+        if isinstance(summary, dict) and path.with_suffix(".html").exists():  # another program's JSON is none of ours
+            nights[path.stem] = summary
     columns = [Column("night"), Column("regressions", True), Column("checked metrics", True),
-               Column("captures summarized", True), Column("failed", True), Column("run")]
-    rows = [[html.Cell(day, link=f"{day}.html"), count(len(s.get("regressions", []))),
-             count(s.get("checked_metrics", 0)), count(len(s.get("written", []))), count(len(s.get("failed", []))),
-             s.get("run_id", "")]
-            for day, s in nights]
-    table = html.table("nights", columns, rows, ["regressed" if s.get("regressions") else "" for _, s in nights])
-    return html.page("nsight-ingest nightly reports", "<h1>nsight-ingest nightly reports</h1>" + table, plots=False)
+               Column("captures", True, "captures in the history for that night"),
+               Column("failed", True, "captures that could not be summarized"), Column("run")]
+    rows, classes = [], []
+    for day in sorted(nights, reverse=True):
+        summary = nights[day]
+        if summary is None:
+            rows.append([html.Cell(day, link=f"{day}.html"), *(number(None, "-") for _ in range(4)), ""])
+            classes.append("")
+            continue
+        regressions, failed = len(summary.get("regressions", [])), len(summary.get("failed", []))
+        rows.append([html.Cell(day, link=f"{day}.html"), count(regressions), count(summary.get("checked_metrics", 0)),
+                     count(summary.get("captures_checked", len(summary.get("written", [])))), count(failed),
+                     summary.get("run_id", "")])
+        classes.append("regressed" if regressions else "failed" if failed else "")
+    table = html.table("nights", columns, rows, classes)
+    return html.page("nsight-ingest nightly reports", "<h1>nsight-ingest nightly reports</h1>"
+                     '<p class="meta">Red: a metric regressed that night; yellow: a capture failed.</p>' + table,
+                     plots=False)

@@ -299,6 +299,8 @@ def print_report(result: dict[str, Any], console: Console | None = None) -> None
     console.print(escape(f"report {result['output']}: {result['bytes']:,} bytes, {result['charts']} charts"),
                   highlight=False)
     console.print(escape(f"sections: {', '.join(result['sections'])}"), highlight=False)
+    if result["window"]:
+        console.print(escape(f"window: {result['window']}"), highlight=False)
     if result["nvtx_groups"]:
         console.print(escape(f"NVTX groups: {', '.join(result['nvtx_groups'])}"), highlight=False)
     for i in result["inputs"]:

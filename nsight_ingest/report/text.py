@@ -4,6 +4,7 @@ notation with the unit in the heading, and kernel labels that keep different ker
 from __future__ import annotations
 
 import hashlib
+import math
 import re
 
 
@@ -25,6 +26,21 @@ def duration(ns: float | None) -> str:
         if abs(ns) >= scale:
             return f"{ns / scale:,.{digits}f} {unit}"
     return f"{ns:,.0f} ns"
+
+
+def length(ns: float) -> str:
+    """A duration for an axis label: ns, µs or ms with 3 significant figures at most."""
+    for unit, scale in (("ms", 1e6), ("µs", 1e3)):
+        if ns >= scale:
+            return f"{ns / scale:.3g} {unit}"
+    return f"{ns:.3g} ns"
+
+
+def metric_value(value: float | None, unit: str | None) -> str:
+    """A history metric's value in fixed notation for its unit: ms with 3 decimals, % with 2, ns and counts whole."""
+    if value is None or not math.isfinite(value):
+        return "-"
+    return f"{value:,.3f}" if unit == "ms" else f"{value:.2f}" if unit == "%" else f"{value:,.0f}"
 
 
 def fixed(value: float | None) -> str:
@@ -66,3 +82,13 @@ def kernel_labels(names: list[str], short_names: list[str]) -> list[str]:
         named.setdefault(label, set()).add(name)
     return [f"{label} #{hashlib.sha1(name.encode()).hexdigest()[:6]}" if len(named[label]) > 1 else label
             for name, label in zip(names, labels, strict=True)]
+
+
+# A kernel_key's short name: what comes before its template arguments, parameters or lambda (the key keeps the
+# return type without its space: 'voidelementwise_kernel<...>').
+_KEY_SHORT_NAME = re.compile(r"(?:void)?([^<(\[]*)")
+
+
+def key_labels(keys: list[str]) -> list[str]:
+    """The labels (kernel_labels) of kernels known by their kernel_key alone, as the nightly history keeps them."""
+    return kernel_labels(keys, [_KEY_SHORT_NAME.match(key).group(1) for key in keys])

@@ -10,6 +10,7 @@
 --   unit             ms | ns | % | count
 --   value            tonight's value
 --   baseline_runs    runs in the baseline that hold the metric (NULL: none)
+--   baseline_since   the night of the earliest of them (NULL: none)
 --   baseline_median  their median
 --   baseline_mad     their median absolute deviation
 CREATE OR REPLACE TEMP TABLE metric_baselines AS
@@ -31,13 +32,14 @@ past_runs AS (
 ),
 baseline AS (
     SELECT h.capture, h.metric, coalesce(h.component, '') AS component, coalesce(h.kernel, '') AS kernel,
-           count(h.value) AS runs, median(h.value) AS median, mad(h.value) AS mad
+           count(h.value) AS runs, min(h.date) FILTER (WHERE h.value IS NOT NULL) AS since, median(h.value) AS median,
+           mad(h.value) AS mad
     FROM history h
     JOIN past_runs p USING (capture, date, run_id)
     WHERE p.age <= $baseline_runs
     GROUP BY ALL
 )
 SELECT t.capture, t.metric, t.component, t.kernel, t.unit, t.value, b.runs AS baseline_runs,
-       b.median AS baseline_median, b.mad AS baseline_mad
+       b.since AS baseline_since, b.median AS baseline_median, b.mad AS baseline_mad
 FROM tonight t
 LEFT JOIN baseline b USING (capture, metric, component, kernel);

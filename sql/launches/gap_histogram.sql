@@ -1,6 +1,8 @@
 -- Positive GPU idle gaps between kernels counted in logarithmic bins of their length, per device and over all
 -- devices (device NULL): $per_decade bins per power of ten, bin k holding the gaps of 10^(k/$per_decade) ns up to
--- (not including) 10^((k+1)/$per_decade) ns. Only bins holding a gap have a row.
+-- (not including) 10^((k+1)/$per_decade) ns. Every scope has a row for every bin from the shortest gap's to the
+-- longest gap's of the whole capture, empty bins too (gaps 0): the shape of the histogram is the data's, and the
+-- devices' bins line up.
 -- requires: launches.kernel_gaps
 -- returns: rows
 --   device    device label; NULL for every device together
@@ -18,9 +20,17 @@ scopes AS (
     SELECT device, bin, gap_ns FROM binned
     UNION ALL
     SELECT NULL, bin, gap_ns FROM binned
+),
+counted AS (
+    SELECT device, bin, count(*) AS gaps, sum(gap_ns)::BIGINT AS total_ns FROM scopes GROUP BY device, bin
+),
+every_bin AS (
+    SELECT d.device, b.bin
+    FROM (SELECT DISTINCT device FROM counted) d,
+         (SELECT unnest(range(min(bin), max(bin) + 1)) AS bin FROM binned) b
 )
-SELECT device, bin, pow(10, bin / $per_decade) AS low_ns, pow(10, (bin + 1) / $per_decade) AS high_ns,
-       count(*) AS gaps, sum(gap_ns)::BIGINT AS total_ns
-FROM scopes
-GROUP BY device, bin
-ORDER BY device NULLS FIRST, bin
+SELECT e.device, e.bin, pow(10, e.bin / $per_decade) AS low_ns, pow(10, (e.bin + 1) / $per_decade) AS high_ns,
+       coalesce(c.gaps, 0) AS gaps, coalesce(c.total_ns, 0) AS total_ns
+FROM every_bin e
+LEFT JOIN counted c ON c.device IS NOT DISTINCT FROM e.device AND c.bin = e.bin
+ORDER BY e.device NULLS FIRST, e.bin

@@ -89,17 +89,28 @@ def test_gap_histogram(scope):
        [1000, 1778.3); 999 -> 11.998: bin 11 [562.3, 1000); 0, -20 and NULL are no gaps.
     B: 150 -> bin 8.
     All: bin 8 holds 150 + 170 + 150 = 470 in 3 gaps; bins 11 and 12 one each.
+    Every scope has every bin from 8 to 12 (the capture's shortest and longest gaps), bins 9 and 10 empty.
     """
     given(scope, "launches.kernel_gaps", ["device", "gap_ns"], [
         ("A", 150), ("A", 170), ("A", 1000), ("A", 999), ("A", 0), ("A", -20), ("A", None), ("B", 150),
     ])
     rows = [(r["device"], r["bin"], round(r["low_ns"], 1), round(r["high_ns"], 1), r["gaps"], r["total_ns"])
             for r in scope.rows("launches.gap_histogram", per_decade=4)]
+    empty = [(9, 177.8, 316.2, 0, 0), (10, 316.2, 562.3, 0, 0)]
     assert rows == [
-        (None, 8, 100.0, 177.8, 3, 470), (None, 11, 562.3, 1000.0, 1, 999), (None, 12, 1000.0, 1778.3, 1, 1000),
-        ("A", 8, 100.0, 177.8, 2, 320), ("A", 11, 562.3, 1000.0, 1, 999), ("A", 12, 1000.0, 1778.3, 1, 1000),
-        ("B", 8, 100.0, 177.8, 1, 150),
+        (None, 8, 100.0, 177.8, 3, 470), *((None, *e) for e in empty), (None, 11, 562.3, 1000.0, 1, 999),
+        (None, 12, 1000.0, 1778.3, 1, 1000),
+        ("A", 8, 100.0, 177.8, 2, 320), *(("A", *e) for e in empty), ("A", 11, 562.3, 1000.0, 1, 999),
+        ("A", 12, 1000.0, 1778.3, 1, 1000),
+        ("B", 8, 100.0, 177.8, 1, 150), *(("B", *e) for e in empty), ("B", 11, 562.3, 1000.0, 0, 0),
+        ("B", 12, 1000.0, 1778.3, 0, 0),
     ]
+
+
+def test_gap_histogram_without_gaps(scope):
+    """No positive gap: no bins at all."""
+    given(scope, "launches.kernel_gaps", ["device", "gap_ns"], [("A", 0), ("A", None)])
+    assert scope.rows("launches.gap_histogram", per_decade=4) == []
 
 
 def test_cpu_starved(scope):

@@ -26,8 +26,10 @@ def night():
     scope = sqlmodules.Scope(store.connect(), {
         "day": TONIGHT, "rule_set_version": "v", "family_set_version": "f",
         "family_metrics": list(history.FAMILY_METRICS), "baseline_runs": 7},
-        {"baseline": history.Baseline(directions={"cpu_starved_kernel_percent": "up", "kernel_union_percent": "down",
-                                                  "kernel_time_ms": "up"})})
+        {"baseline": history.Baseline(directions={
+            "cpu_starved_kernel_percent": "up", "kernel_union_percent": "down", "kernel_time_ms": "up",
+            "kernel_busy_percent": "down", "launch_overlap_percent": "down", "communication_overlap_percent": "down",
+            "gpu_span_ms": "up"})})
     given(scope, "history.rows", ROWS, [
         # up, %: median 97, MAD 1, allowed max(3 x 1.4826 x 1 = 4.45, 5% x 97 = 4.85) = 4.85: 101.85, capped 100
         *metric("cpu_starved_kernel_percent", "%", [96, 98, 97, 99]),
@@ -40,12 +42,26 @@ def night():
         *metric("kernel_ms", "ms", [5, 5, 5, 4], kernel="kB"),
         *metric("kernel_ms", "ms", [None, None, None, 20], kernel="kC"),
         *metric("kernel_ms", "ms", [2, 2, 2, 2.1], kernel="kD"),
+        # down, % of summed kernel time, not a share: median 155, MAD 5, allowed 3 x 1.4826 x 5 = 22.239: band
+        # 132.761 to 177.239, not capped at 100; 130 tonight regressed
+        *metric("kernel_busy_percent", "%", [150, 160, 155, 130]),
+        # a baseline, and tonight's row without a value: not judged
+        *metric("launch_overlap_percent", "%", [50, 50, 50, None]),
+        ("r3", "c", "launch_overlap_percent", None, None, None, "%", "v", "f", str(TONIGHT)),
+        # tonight only (the first night): no baseline, no band, no limit, a share or not
+        *metric("communication_overlap_percent", "%", [None, None, None, 40]),
+        *metric("gpu_span_ms", "ms", [None, None, None, 5]),
     ])
     return scope
 
 
-def test_regressions_keep_a_percentage_limit_within_0_to_100(night):
-    rows = {r["metric"]: r for r in night.rows("history.regressions", mad_k=3.0, min_change=0.05, min_baseline=3)}
+def checks(night):
+    return {r["metric"]: r for r in night.rows("history.regressions", mad_k=3.0, min_change=0.05, min_baseline=3,
+                                               bounded_metrics=list(history.BOUNDED_PERCENTS))}
+
+
+def test_regressions_keep_a_share_within_0_to_100(night):
+    rows = checks(night)
     starved, union, time = (rows[m] for m in ("cpu_starved_kernel_percent", "kernel_union_percent",
                                                "kernel_time_ms"))
     assert starved["baseline_median"] == 97 and starved["allowed_change"] == pytest.approx(4.85)
@@ -54,6 +70,35 @@ def test_regressions_keep_a_percentage_limit_within_0_to_100(night):
     assert union["limit"] == 0 and not union["regressed"]
     assert time["baseline_runs"] == 1 and time["value"] == 50 and not time["regressed"]
     assert "kernel_ms" not in rows  # no direction: not checked
+    assert (starved["band_low"], starved["band_high"]) == (pytest.approx(92.15), 100)
+    assert (union["band_low"], union["band_high"]) == (0, pytest.approx(0.5 + 3 * 1.4826 * 0.4))
+    assert starved["baseline_since"] == dt.date(2026, 11, 1) and time["baseline_since"] == dt.date(2026, 11, 3)
+
+
+def test_regressions_leave_a_percentage_of_summed_time_unbounded(night):
+    busy = checks(night)["kernel_busy_percent"]
+    assert busy["baseline_median"] == 155 and busy["allowed_change"] == pytest.approx(3 * 1.4826 * 5)
+    assert busy["band_low"] == pytest.approx(155 - 22.239) and busy["band_high"] == pytest.approx(155 + 22.239)
+    assert busy["limit"] == busy["band_low"] and busy["regressed"]
+
+
+def test_regressions_without_a_baseline_or_a_value_tonight_judge_nothing(night):
+    rows = checks(night)
+    for name in ("communication_overlap_percent", "gpu_span_ms"):  # first night: a share's limit is no 0 or 100
+        row = rows[name]
+        assert row["baseline_runs"] is None and not row["regressed"]
+        assert (row["baseline_median"], row["band_low"], row["band_high"], row["limit"]) == (None,) * 4
+    overlap = rows["launch_overlap_percent"]
+    assert overlap["value"] is None and overlap["baseline_runs"] == 3 and overlap["limit"] == 47.5
+    assert not overlap["regressed"]
+
+
+def test_regressed_is_past_the_limit_shown(night):
+    """The limit a report shows is the one judged: with enough runs and a value, regressed exactly when past it."""
+    for row in checks(night).values():
+        if (row["baseline_runs"] or 0) >= 3 and row["value"] is not None:
+            past = row["value"] > row["limit"] if row["direction"] == "up" else row["value"] < row["limit"]
+            assert row["regressed"] == past, row["metric"]
 
 
 def test_kernel_moves_largest_change_first_then_kernels_without_a_baseline(night):
