@@ -158,3 +158,16 @@ def test_nightly_report_in_a_browser(tmp_path):
     found = probe(store / "reports" / "index.html", tmp_path, "nights", 1, "")  # column 1: regressions
     assert found["errors"] == [] and found["charts"] == [] and found["rows"] == NIGHTS
     assert float(found["descending"][0]) > 0  # the night with regressions sorts first
+
+
+def test_a_numeric_column_sorts_cells_without_a_number_last_either_way(tmp_path):
+    from nsight_ingest.report import html
+
+    rows = [[html.Cell("b"), html.number(3, "3")], [html.Cell("a"), html.number(None, "-")],
+            [html.Cell("c"), html.number(-1, "-1")], [html.Cell("d"), html.number(None, "-")]]
+    page = tmp_path / "sort.html"
+    page.write_text(html.page("sort", html.table("t", [html.Column("name"), html.Column("value", True)], rows),
+                              plots=False), encoding="utf-8")
+    found = probe(page, tmp_path, "t", 1, "")
+    assert found["descending"] == ["3.0", "-1.0", None, None]
+    assert found["ascending"] == ["-1.0", "3.0", None, None]
