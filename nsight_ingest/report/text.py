@@ -18,11 +18,12 @@ def us(ns: float | None) -> str:
     return "-" if ns is None else f"{ns / 1e3:,.1f}"
 
 
-def duration(ns: float | None) -> str:
-    """A duration in the unit that reads best: ns below 1 µs, µs below 1 ms, ms below 1 s, else s."""
+def duration(ns: float | None, precise: bool = False) -> str:
+    """A duration in the unit that reads best: ns below 1 µs, µs below 1 ms, ms below 1 s, else s; µs with 1
+    decimal, or 3 when `precise` (to the ns)."""
     if ns is None:
         return "-"
-    for unit, scale, digits in (("s", 1e9, 3), ("ms", 1e6, 3), ("µs", 1e3, 1)):
+    for unit, scale, digits in (("s", 1e9, 3), ("ms", 1e6, 3), ("µs", 1e3, 3 if precise else 1)):
         if abs(ns) >= scale:
             return f"{ns / scale:,.{digits}f} {unit}"
     return f"{ns:,.0f} ns"

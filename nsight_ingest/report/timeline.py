@@ -29,6 +29,7 @@ import pyarrow.compute as pc
 from nsight_ingest import cache
 from nsight_ingest.errors import InputError
 from nsight_ingest.report import output_checked
+from nsight_ingest.report.text import duration
 
 GPU_PID_BASE = 1 << 30  # the pid of a device's process: above any Linux pid (pid_max is at most 2^22)
 TRACK_TID_BASE = 1 << 30  # in JSON, the thread id of a track that is no thread of the capture (streams, NVTX)
@@ -276,13 +277,6 @@ def _counters(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, i
         timeline.samples.append((ts[changed], values[changed], np.full(int(changed.sum()), track)))
 
 
-def _duration(ns: int) -> str:
-    """A duration for a label, in the unit that suits it."""
-    if ns >= 1_000_000:
-        return f"{ns / 1e6:,.3f} ms"
-    return f"{ns / 1e3:,.3f} µs" if ns >= 1_000 else f"{ns} ns"
-
-
 def _gaps(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int]) -> None:
     gaps = sorted(rows["gaps"], key=lambda g: (g["device"], g["gap_start_ns"]))
     if not gaps:
@@ -294,7 +288,8 @@ def _gaps(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int])
         return timeline.track(device_pids[device], _lane_name("Largest idle gaps", lane), GAPS_RANK + lane)
 
     tracks, depth = _place(timeline, [g["device"] for g in gaps], start, end, gap_track)
-    names = [f"idle {_duration(g['gap_ns'])}: {(g['idle_cause'] or 'unknown').replace('_', ' ')}" for g in gaps]
+    names = [f"idle {duration(g['gap_ns'], precise=True)}: {(g['idle_cause'] or 'unknown').replace('_', ' ')}"
+             for g in gaps]
     keys = ("gap_ns", "idle_cause", "memory_transfer_ns", "synchronization_ns", "cpu_launch_ns", "other_ns",
             "before", "before_component", "after", "after_component", "stream_id")
     timeline.slices.append(Slices("gap_markers", start, end, start, tracks, depth, names,
