@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import duckdb
 import pyarrow as pa
@@ -21,41 +21,49 @@ from nsight_ingest.analysis.idle import CAUSES
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope, fills
 
-# Metrics written per capture: (unit, direction in which a change is worse; None = not checked).
-METRICS: dict[str, tuple[str, str | None]] = {
-    "component_ms": ("ms", "up"),
-    "component_launches": ("count", None),
+
+class Metric(NamedTuple):
+    """How a history metric reads: its unit, the direction in which a change is worse (None: not judged), and
+    whether it is a share within 0-100 (its baseline band and limit stay there)."""
+
+    unit: str
+    direction: str | None
+    share: bool = False
+
+
+# Metrics written per capture. kernel_busy_percent is no share: it sums the time of concurrent kernels, which can
+# pass the span.
+METRICS: dict[str, Metric] = {
+    "component_ms": Metric("ms", "up"),
+    "component_launches": Metric("count", None),
     # Per family (in the `component` column) and per top kernel (`kernel` column): kept for the reports, not judged
     # by default (--direction family_ms=up judges them): the small families' night-to-night noise would raise
     # alarms the component and kernel-time totals do not.
-    "family_ms": ("ms", None),
-    "family_launches": ("count", None),
-    "kernel_ms": ("ms", None),
-    "kernel_time_ms": ("ms", "up"),
-    "gpu_span_ms": ("ms", "up"),
-    "kernel_busy_percent": ("%", "down"),
-    "kernel_union_percent": ("%", "down"),
+    "family_ms": Metric("ms", None),
+    "family_launches": Metric("count", None),
+    "kernel_ms": Metric("ms", None),
+    "kernel_time_ms": Metric("ms", "up"),
+    "gpu_span_ms": Metric("ms", "up"),
+    "kernel_busy_percent": Metric("%", "down"),
+    "kernel_union_percent": Metric("%", "down", share=True),
     # Idle time (no kernel running) and its share by cause (`component` column: memory_transfer, synchronization,
     # cpu_launch, other): recorded; the span and gap totals already judge how much the GPU waits.
-    "kernel_idle_ms": ("ms", None),
-    "idle_cause_ms": ("ms", None),
-    "exposed_communication_ms": ("ms", "up"),
-    "communication_overlap_percent": ("%", "down"),
-    "launch_gap_total_ms": ("ms", "up"),
-    "launch_gap_p90_ns": ("ns", "up"),
-    "launch_gap_max_ns": ("ns", None),  # an extreme value: reported, too noisy to judge
-    "launch_overlap_percent": ("%", "down"),
-    "cpu_starved_kernel_percent": ("%", "up"),
+    "kernel_idle_ms": Metric("ms", None),
+    "idle_cause_ms": Metric("ms", None),
+    "exposed_communication_ms": Metric("ms", "up"),
+    "communication_overlap_percent": Metric("%", "down", share=True),
+    "launch_gap_total_ms": Metric("ms", "up"),
+    "launch_gap_p90_ns": Metric("ns", "up"),
+    "launch_gap_max_ns": Metric("ns", None),  # an extreme value: reported, too noisy to judge
+    "launch_overlap_percent": Metric("%", "down", share=True),
+    "cpu_starved_kernel_percent": Metric("%", "up", share=True),
     # Per finding (its id in the `component` column): the gain ceilings of its findings, summed over their scopes
     # (findings of one id lie in different devices, families or kernels, so their ceilings do not overlap). Recorded,
     # not judged: the metrics a finding rests on are judged themselves.
-    "finding_gain_ceiling_ms": ("ms", None),
+    "finding_gain_ceiling_ms": Metric("ms", None),
 }
 
-# The percentages that are shares of a whole, within 0-100: their baseline band and limit stay there.
-# kernel_busy_percent is not one: it sums the time of concurrent kernels, which can pass the span.
-BOUNDED_PERCENTS = ("kernel_union_percent", "communication_overlap_percent", "launch_overlap_percent",
-                    "cpu_starved_kernel_percent")
+SHARES = tuple(name for name, metric in METRICS.items() if metric.share)  # the band of each stays in 0-100
 
 TOP_KERNELS = 20  # kernels with a kernel_ms row per capture
 
@@ -116,7 +124,7 @@ def metric_rows(summary: dict[str, Any], launch: dict[str, Any],
         values += [("exposed_communication_ms", None, communication["exposed_ns"] / 1e6),
                    ("communication_overlap_percent", None, communication["overlap_percent"])]
     rows = [{"metric": m, "component": c, "kernel": None, "value": None if v is None else float(v),
-             "unit": METRICS[m][0]} for m, c, v in values]
+             "unit": METRICS[m].unit} for m, c, v in values]
     return rows + _kernel_rows(summary["top_kernels"])
 
 
@@ -126,7 +134,7 @@ def _kernel_rows(top_kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
     milliseconds: dict[str, float] = {}
     for kernel in top_kernels:
         milliseconds[kernel["kernel_key"]] = milliseconds.get(kernel["kernel_key"], 0.0) + kernel["total_ns"] / 1e6
-    return [{"metric": "kernel_ms", "component": None, "kernel": key, "value": value, "unit": METRICS["kernel_ms"][0]}
+    return [{"metric": "kernel_ms", "component": None, "kernel": key, "value": value, "unit": METRICS["kernel_ms"].unit}
             for key, value in milliseconds.items()]
 
 
@@ -206,7 +214,8 @@ class Baseline:
     mad_k: float = 3.0
     min_change: float = 0.05
     min_runs: int = 3
-    directions: dict[str, str] = field(default_factory=lambda: {m: d for m, (_, d) in METRICS.items() if d})
+    directions: dict[str, str] = field(default_factory=lambda: {name: m.direction for name, m in METRICS.items()
+                                                                         if m.direction})
 
     def __post_init__(self) -> None:
         for flag, value in (("--mad-k", self.mad_k), ("--min-change", self.min_change)):
@@ -227,22 +236,25 @@ KERNELS_MOVED = 5  # per capture, the kernels whose time moved most that the rep
 @dataclass(frozen=True)
 class Night:
     """A night against its baselines: every checked metric (history.regressions), the kernels whose time moved
-    most per capture (history.kernel_moves), and every metric of the night's captures per night (the trends)."""
+    most per capture (history.kernel_moves), every metric of the night's captures per night (the trends), and the
+    captures of the night before that tonight lacks (history.missing)."""
 
     checks: list[dict[str, Any]]
     kernel_moves: list[dict[str, Any]]
     series: list[dict[str, Any]]
+    missing: list[dict[str, Any]]
 
 
 def night(history: Path, day: date, versions: RuleVersions, baseline: Baseline) -> Night:
     """The night `day` checked against its rolling baseline, with what its report shows."""
     readable, _ = files(history)
     if not readable:
-        return Night([], [], [])
+        return Night([], [], [], [])
     scope = _night_scope(readable, day, versions, baseline)
     checks = scope.rows("history.regressions", mad_k=baseline.mad_k, min_change=baseline.min_change,
-                        min_baseline=baseline.min_runs, bounded_metrics=list(BOUNDED_PERCENTS))
-    return Night(checks, scope.rows("history.kernel_moves", top=KERNELS_MOVED), scope.rows("history.series"))
+                        min_baseline=baseline.min_runs, bounded_metrics=list(SHARES))
+    return Night(checks, scope.rows("history.kernel_moves", top=KERNELS_MOVED), scope.rows("history.series"),
+                 scope.rows("history.missing"))
 
 
 def _night_scope(readable: list[str], day: date, versions: RuleVersions, baseline: Baseline) -> Scope:

@@ -303,6 +303,7 @@ def job(directory: str | Path, history_dir: Path, day: date, folders: RuleFolder
     regressed = [c for c in night.checks if c["regressed"]]
     reports = {kind: folder / f"{day.isoformat()}.{kind}" for kind in ("md", "html", "json")}
     summary["captures_checked"] = len({c["capture"] for c in night.checks})
+    summary["missing_captures"] = night.missing
     printed = {**summary, "checked_metrics": len(night.checks), "regressions": regressed,
                "reports": {"markdown": str(reports["md"]), "html": str(reports["html"]), "json": str(reports["json"]),
                            "index": str(folder / "index.html")}}

@@ -131,8 +131,8 @@ def test_compare_and_history(tmp_path, run_cli):
     assert {cause: rows[("idle_cause_ms", cause)] for cause in ("memory_transfer", "synchronization", "cpu_launch",
                                                                 "other")} == pytest.approx(
         {"memory_transfer": 100e-6, "synchronization": 30e-6, "cpu_launch": 40e-6, "other": 30e-6})
-    assert history.METRICS["exposed_communication_ms"][1] == "up"
-    assert history.METRICS["communication_overlap_percent"][1] == "down"
+    assert history.METRICS["exposed_communication_ms"].direction == "up"
+    assert history.METRICS["communication_overlap_percent"].direction == "down"
 
 
 def test_generated_ranks_against_a_nanosecond_grid(tmp_path, run_cli):
@@ -292,7 +292,7 @@ def test_two_processes_idle_causes_against_plain_sql(run_cli):
 
 def test_every_gate_metric_has_a_worse_direction():
     from nsight_ingest.analysis.compare import GATE_METRICS
-    assert all(history.METRICS[metric][1] in ("up", "down") for metric in GATE_METRICS)
+    assert all(history.METRICS[metric].direction in ("up", "down") for metric in GATE_METRICS)
 
 
 def test_ranks_answer_follows_the_family_rules(tmp_path, run_cli):

@@ -110,7 +110,7 @@ def gate(result: dict[str, Any], metric: str, fail_above: float) -> dict[str, An
         side = "before" if delta["a"] is None else "after"
         raise InputError(f"--gate-metric {metric}: the {side} capture has no value of it (a launch metric needs a "
                          f"kern_exec trace; a communication metric, communication kernels)")
-    direction = METRICS[metric][1]
+    direction = METRICS[metric].direction
     change = delta["delta_percent"]
     # from zero (no percent change), any change is past every limit
     change_worse = (math.copysign(math.inf, delta["b"]) if delta["b"] else 0.0) if change is None else change

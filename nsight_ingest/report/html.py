@@ -12,8 +12,7 @@ from typing import Any
 CONFIG = {"displaylogo": False, "responsive": True}
 LAYOUT = {"template": "plotly_white", "margin": {"l": 70, "r": 30, "t": 36, "b": 40}, "font": {"size": 12},
           "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "xanchor": "left", "x": 0}}
-COLORS = {"first": "#1f77b4", "second": "#d62728", "regressed": "#d62728", "within": "#2ca02c",
-          "band": "rgba(31, 119, 180, 0.15)", "muted": "#7f7f7f"}
+COLORS = {"first": "#1f77b4", "regressed": "#d62728", "within": "#2ca02c", "band": "rgba(31, 119, 180, 0.15)"}
 SERIES = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")  # one per GPU
 
 

@@ -40,38 +40,36 @@ def verdict(check: dict[str, Any], baseline: Baseline) -> str:
 
 
 def _all_zero(check: dict[str, Any]) -> bool:
-    """A metric that is zero tonight and in its baseline (a component the workload lacks)."""
+    """A metric that is zero tonight and in its baseline, or has none yet (a component the workload lacks)."""
     return check["value"] == 0 and not check["baseline_median"]
 
 
-# The table of checked metrics, in both nightly reports; the kernel column only when a per-kernel metric is judged
-# (--direction kernel_ms=up).
+ZERO_ROWS = "metric(s) zero tonight and in their baseline or without one (components or families this workload lacks)"
+
+
+# The table of checked metrics, in both nightly reports.
 _CHECK_COLUMNS = (Column("capture"), Column("metric"), Column("component or family"), Column("kernel", wraps=True),
                   Column("tonight", True), Column("baseline median", True),
                   Column("limit", True, "past it the metric regressed (a share's within 0-100)"),
                   Column("unit"), Column("baseline runs", True), Column("verdict"))
-_KERNEL_COLUMN = 3
 
 
-def _check_columns(checks: list[dict[str, Any]]) -> list[Column]:
-    with_kernels = any(c["kernel"] for c in checks)
-    return [c for i, c in enumerate(_CHECK_COLUMNS) if with_kernels or i != _KERNEL_COLUMN]
-
-
-def _check_rows(checks: list[dict[str, Any]], baseline: Baseline) -> list[list[html.Cell]]:
-    """The checked metrics as rows of _check_columns(checks)."""
-    with_kernels = any(c["kernel"] for c in checks)
-    labels = dict(zip(keys := sorted({c["kernel"] for c in checks if c["kernel"]}), key_labels(keys), strict=True))
+def _check_table(checks: list[dict[str, Any]], baseline: Baseline) -> tuple[list[Column], list[list[html.Cell]]]:
+    """The checked metrics as the columns and rows of a table; the kernel column only when a per-kernel metric is
+    judged (--direction kernel_ms=up), each kernel by its label (its key on hover)."""
+    keys = sorted({c["kernel"] for c in checks if c["kernel"]})
+    labels = dict(zip(keys, key_labels(keys), strict=True))
+    columns = [c for c in _CHECK_COLUMNS if keys or c.heading != "kernel"]
     rows = []
     for check in checks:
         unit = check["unit"]
-        kernel = [html.Cell(labels.get(check["kernel"], ""), title=check["kernel"] or "")] if with_kernels else []
+        kernel = [html.Cell(labels.get(check["kernel"], ""), title=check["kernel"] or "")] if keys else []
         rows.append([html.Cell(check["capture"]), html.Cell(check["metric"]), html.Cell(check["component"] or ""),
                      *kernel, number(check["value"], metric_value(check["value"], unit)),
                      number(check["baseline_median"], metric_value(check["baseline_median"], unit)),
                      number(check["limit"], metric_value(check["limit"], unit)), html.Cell(unit or ""),
                      count(check["baseline_runs"] or 0), html.Cell(verdict(check, baseline))])
-    return rows
+    return columns, rows
 
 
 def _run_sentences(summary: dict[str, Any], checks: list[dict[str, Any]], code: Callable[[str], str],
@@ -86,12 +84,15 @@ def _run_sentences(summary: dict[str, Any], checks: list[dict[str, Any]], code: 
 
 
 def _problems(summary: dict[str, Any]) -> list[tuple[str, list[str]]]:
-    """The lists a reader must see, each item with its reason: failed and skipped captures, history files that
-    could not be read."""
+    """The lists a reader must see, each item with its reason: failed captures, captures of the night before
+    missing tonight, skipped captures, history files that could not be read."""
     skipped = [f"{path}: already summarized for this night under these rule sets" for path in summary["skipped"]]
     damaged = [f"{path}: not a readable history file (cut short, another schema or no night); skipped"
                for path in summary.get("damaged_history_files") or []]
+    missing = [f"{m['capture']}: in the history on {m['last_night']}, not tonight"
+               for m in summary.get("missing_captures") or []]
     return [(heading, items) for heading, items in (("Failed captures", summary["failed"]),
+                                                    ("Missing captures", missing),
                                                     ("Skipped captures", skipped),
                                                     ("Damaged history files", damaged)) if items]
 
@@ -102,16 +103,16 @@ def nightly_markdown(summary: dict[str, Any], night: Night, baseline: Baseline) 
     checks = night.checks
     ran, regressed = _run_sentences(summary, checks, lambda text: f"`{text}`", lambda text: f"**{text}**")
     shown = [c for c in checks if not _all_zero(c)]
-    columns = _check_columns(shown)
+    columns, rows = _check_table(shown, baseline)
     lines = [f"# nsight-ingest nightly summary, {summary['date']}", "", ran, "", regressed, "",
              "| " + " | ".join(c.heading for c in columns) + " |",
              "|" + "|".join("---:" if c.numeric else "---" for c in columns) + "|"]
-    for check, row in zip(shown, _check_rows(shown, baseline), strict=True):
+    for check, row in zip(shown, rows, strict=True):
         cells = [cell.text for cell in row]
         cells[-1] = f"**{cells[-1]}**" if check["regressed"] else cells[-1]
         lines.append("| " + " | ".join(cells) + " |")
     if len(shown) < len(checks):
-        lines += ["", f"{len(checks) - len(shown)} metric(s) zero tonight and in their baseline are not listed."]
+        lines += ["", f"{len(checks) - len(shown)} {ZERO_ROWS} are not listed."]
     for heading, items in _problems(summary):
         lines += ["", f"## {heading}", "", *[f"- {item}" for item in items]]
     return "\n".join(lines) + "\n"
@@ -125,8 +126,27 @@ def _key(row: dict[str, Any]) -> tuple[str, str, str, str]:
     return row["capture"], row["metric"], row["component"] or "", row["kernel"] or ""
 
 
-def _overview(series: list[dict[str, Any]]) -> str:
-    """A capture's night-by-night trends: time by component, family and idle cause, span, busy, gap p90."""
+def _part_colors(series: list[dict[str, Any]]) -> dict[tuple[str, str], str]:
+    """A colour per (metric, component) of the split trends, the same in every capture's chart."""
+    from plotly.colors import qualitative
+
+    palette = qualitative.Plotly + qualitative.D3
+    colors = {}
+    for metric, split, _ in OVERVIEW:
+        parts = sorted({r["component"] for r in series if split and r["metric"] == metric and r["component"]})
+        colors.update({(metric, part): palette[i % len(palette)] for i, part in enumerate(parts)})
+    return colors
+
+
+def _on_nights(rows: list[dict[str, Any]], nights: list[str]) -> list[float | None]:
+    """The values of `rows` night by night, None where a night has none (a line breaks there)."""
+    values = {str(r["date"]): r["value"] for r in rows}
+    return [values.get(night) for night in nights]
+
+
+def _overview(series: list[dict[str, Any]], nights: list[str], colors: dict[tuple[str, str], str]) -> str:
+    """A capture's night-by-night trends: time by component, family and idle cause, span, busy, gap p90; every
+    night of the page on the axis, so a night without the capture shows as a hole."""
     import plotly.graph_objects as go
     from plotly.subplots import make_subplots
 
@@ -136,20 +156,20 @@ def _overview(series: list[dict[str, Any]]) -> str:
         rows = [r for r in series if r["metric"] == metric and r["value"] is not None]
         parts = sorted({r["component"] for r in rows if split and r["value"]}) if split else [None]
         for part in parts:
-            mine = [r for r in rows if r["component"] == part]
-            x, y = [str(r["date"]) for r in mine], [r["value"] for r in mine]
-            trace = (go.Bar(x=x, y=y, name=part, legendgroup=metric, legendgrouptitle_text=metric) if split else
-                     go.Scatter(x=x, y=y, mode="lines+markers", name=metric, showlegend=False,
+            y = _on_nights([r for r in rows if r["component"] == part], nights)
+            trace = (go.Bar(x=nights, y=y, name=part, legendgroup=metric, legendgrouptitle_text=metric,
+                            marker_color=colors[(metric, part)]) if split else
+                     go.Scatter(x=nights, y=y, mode="lines+markers", name=metric, showlegend=False,
                                 line_color=html.COLORS["first"]))
             fig.add_trace(trace, row=index // 3 + 1, col=index % 3 + 1)
     fig.update_layout(barmode="stack", legend={"groupclick": "toggleitem"}, margin={"t": 70})
-    # nights in date order, whichever trace first holds a night
-    fig.update_xaxes(type="category", categoryorder="category ascending")
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=nights)
     fig.update_yaxes(rangemode="tozero")
     return html.figure(fig, "trends, night by night", height=720)
 
 
-def _judged_trends(checks: list[dict[str, Any]], series: list[dict[str, Any]], baseline: Baseline) -> str:
+def _judged_trends(checks: list[dict[str, Any]], series: list[dict[str, Any]], nights: list[str],
+                   baseline: Baseline) -> str:
     """One small chart per judged metric: its value per night, the band its baseline allows (median ± allowed
     change, a share's within 0-100) over the baseline's nights and tonight, and tonight's point, red when it
     regressed."""
@@ -176,20 +196,18 @@ def _judged_trends(checks: list[dict[str, Any]], series: list[dict[str, Any]], b
         fig.add_trace(go.Scatter(x=banded, y=[low] * len(banded), mode="lines", line_width=0, fill="tonexty",
                                  fillcolor=html.COLORS["band"], name="baseline band (median ± allowed change)",
                                  showlegend=index == 0, legendgroup="band", hoverinfo="skip"), **where)
-        fig.add_trace(go.Scatter(x=[str(r["date"]) for r in mine], y=[r["value"] for r in mine],
-                                 mode="lines+markers", showlegend=False, line_color=html.COLORS["first"],
-                                 name=_label(check)), **where)
+        fig.add_trace(go.Scatter(x=nights, y=_on_nights(mine, nights), mode="lines+markers", showlegend=False,
+                                 line_color=html.COLORS["first"], name=_label(check)), **where)
         bad = check["regressed"]
         fig.add_trace(go.Scatter(
-            x=[str(check["date"])], y=[check["value"]], mode="markers", name="tonight: regressed" if bad else
-            "tonight: within", marker={"size": 11, "color": html.COLORS["regressed" if bad else "within"],
-                                       "symbol": "diamond"}, legendgroup="regressed" if bad else "within",
+            x=[str(check["date"])], y=[check["value"]], mode="markers", name="tonight",
+            marker={"size": 11, "color": html.COLORS["regressed" if bad else "within"], "symbol": "diamond"},
             showlegend=False), **where)
         # room above and below the band and the values: a flat series must not fill its chart with the band
         reach = [low, high, *(r["value"] for r in mine)]
         margin = 0.25 * (max(reach) - min(reach)) or 0.05 * abs(max(reach)) or 1.0
         fig.update_yaxes(range=[min(reach) - margin, max(reach) + margin], **where)
-    fig.update_xaxes(type="category", categoryorder="category ascending", showticklabels=True)
+    fig.update_xaxes(type="category", categoryorder="array", categoryarray=nights, showticklabels=True)
     fig.update_layout(margin={"t": 70})  # the first row's titles clear plotly's toolbar
     return html.figure(fig, "judged metrics: value per night, the baseline band (median ± allowed change) over the "
                             "baseline's nights, tonight's diamond (red: regressed, green: within)",
@@ -217,11 +235,10 @@ def _checks_tables(checks: list[dict[str, Any]], baseline: Baseline) -> str:
     shown = [c for c in checks if not _all_zero(c)]
     zero = [c for c in checks if _all_zero(c)]
     classes = ["regressed" if c["regressed"] else "" if judged(c, baseline) else "unjudged" for c in shown]
-    text = html.table("metrics", _check_columns(shown), _check_rows(shown, baseline), classes, filterable=True)
+    text = html.table("metrics", *_check_table(shown, baseline), classes, filterable=True)
     if zero:
-        text += (f"<details><summary>{len(zero)} metric(s) zero tonight and in their baseline (components or "
-                 f"families this workload lacks)</summary>"
-                 + html.table("zero-metrics", _check_columns(zero), _check_rows(zero, baseline)) + "</details>")
+        text += (f"<details><summary>{len(zero)} {html.escape(ZERO_ROWS)}</summary>"
+                 + html.table("zero-metrics", *_check_table(zero, baseline)) + "</details>")
     return text
 
 
@@ -246,14 +263,16 @@ def nightly_html(summary: dict[str, Any], night: Night, baseline: Baseline) -> s
                                     "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>")
                        for heading, items in _problems(summary))
     captures = sorted({row["capture"] for row in night.series} | {c["capture"] for c in checks})
+    nights, colors = sorted({str(row["date"]) for row in night.series}), _part_colors(night.series)
     per_capture = []
     for capture in captures:
         series = [r for r in night.series if r["capture"] == capture]
         mine = [{**c, "date": date.fromisoformat(summary["date"])} for c in checks if c["capture"] == capture]
         moves = [m for m in night.kernel_moves if m["capture"] == capture]
         per_capture.append(html.section(
-            f"capture-{len(per_capture)}", f"Capture {capture}", _overview(series),
-            _judged_trends(mine, series, baseline), _moves(moves, f"moves-{len(per_capture)}") if moves else ""))
+            f"capture-{len(per_capture)}", f"Capture {capture}", _overview(series, nights, colors),
+            _judged_trends(mine, series, nights, baseline),
+            _moves(moves, f"moves-{len(per_capture)}") if moves else ""))
     rule = (f"Judged against the median of the last {baseline.runs} runs, allowing max({baseline.mad_k:g} x 1.4826 "
             f"x MAD, {baseline.min_change:.0%} of the median), once {baseline.min_runs} runs exist.")
     body = (f"<h1>nsight-ingest nightly summary, {html.escape(summary['date'])}</h1>"
@@ -277,20 +296,24 @@ def index_html(folder: Path) -> str:
             nights[path.stem] = summary
     columns = [Column("night"), Column("regressions", True), Column("checked metrics", True),
                Column("captures", True, "captures in the history for that night"),
-               Column("failed", True, "captures that could not be summarized"), Column("run")]
+               Column("failed", True, "captures that could not be summarized"),
+               Column("missing", True, "captures of the night before that the night lacks"), Column("run")]
     rows, classes = [], []
     for day in sorted(nights, reverse=True):
         summary = nights[day]
         if summary is None:
-            rows.append([html.Cell(day, link=f"{day}.html"), *(number(None, "-") for _ in range(4)), ""])
+            rows.append([html.Cell(day, link=f"{day}.html"), *(number(None, "-") for _ in range(5)), ""])
             classes.append("")
             continue
         regressions, failed = len(summary.get("regressions", [])), len(summary.get("failed", []))
+        missing = len(summary.get("missing_captures", []))
+        captures = summary.get("captures_checked")  # summaries of older versions lack it
         rows.append([html.Cell(day, link=f"{day}.html"), count(regressions), count(summary.get("checked_metrics", 0)),
-                     count(summary.get("captures_checked", len(summary.get("written", [])))), count(failed),
+                     number(captures, "-" if captures is None else f"{captures:,}"), count(failed), count(missing),
                      summary.get("run_id", "")])
-        classes.append("regressed" if regressions else "failed" if failed else "")
+        classes.append("regressed" if regressions else "failed" if failed or missing else "")
     table = html.table("nights", columns, rows, classes)
     return html.page("nsight-ingest nightly reports", "<h1>nsight-ingest nightly reports</h1>"
-                     '<p class="meta">Red: a metric regressed that night; yellow: a capture failed.</p>' + table,
+                     '<p class="meta">Red: a metric regressed that night; yellow: a capture failed or went missing.</p>'
+                     + table,
                      plots=False)

@@ -30,8 +30,8 @@ def duration(ns: float | None, precise: bool = False) -> str:
 
 
 def length(ns: float) -> str:
-    """A duration for an axis label: ns, µs or ms with 3 significant figures at most."""
-    for unit, scale in (("ms", 1e6), ("µs", 1e3)):
+    """A duration for an axis label: ns, µs, ms or s with 3 significant figures at most."""
+    for unit, scale in (("s", 1e9), ("ms", 1e6), ("µs", 1e3)):
         if ns >= scale:
             return f"{ns / scale:.3g} {unit}"
     return f"{ns:.3g} ns"

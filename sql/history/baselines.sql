@@ -9,7 +9,8 @@
 --   kernel           kernel_key ('' but for per-kernel metrics)
 --   unit             ms | ns | % | count
 --   value            tonight's value
---   baseline_runs    runs in the baseline that hold the metric (NULL: none)
+--   baseline_runs    runs in the baseline that hold a value of the metric (NULL: no baseline run holds the metric;
+--                    0: those that do hold no value)
 --   baseline_since   the night of the earliest of them (NULL: none)
 --   baseline_median  their median
 --   baseline_mad     their median absolute deviation

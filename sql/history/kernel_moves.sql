@@ -10,7 +10,7 @@
 --   baseline_runs    baseline runs that listed the kernel (NULL: none)
 --   baseline_median  the median of its time in them (ms)
 --   change_ms        value - baseline_median (NULL without a baseline) (ms)
---   change_percent   100 x change_ms / baseline_median (NULL without a baseline)
+--   change_percent   100 x change_ms / baseline_median (NULL without a baseline or with a median of 0)
 WITH moves AS (
     SELECT capture, kernel, value, baseline_runs, baseline_median, value - baseline_median AS change_ms,
            100 * (value - baseline_median) / nullif(baseline_median, 0) AS change_percent,

@@ -103,7 +103,7 @@ def inputs(tmp_path_factory) -> Inputs:
         "reference": 0, "ranks": 2, "span_start": 12_000_000, "span_end": 22_000_000,  # ranks.*
         "day": dt.date(2026, 11, 2), "rule_set_version": "v",  # history.*
         "family_set_version": "f", "finding_set_version": "g",
-        "mad_k": 3.0, "min_change": 0.05, "min_baseline": 3, "bounded_metrics": list(history.BOUNDED_PERCENTS),
+        "mad_k": 3.0, "min_change": 0.05, "min_baseline": 3, "bounded_metrics": list(history.SHARES),
         "warmup": 0, "final": 0,  # compare.abba
         "bins": 10,  # timeline.counters
         "per_decade": 4,  # launches.gap_histogram
