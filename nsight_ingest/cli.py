@@ -156,7 +156,7 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
 
     def command(**given: Any) -> None:
         given["options"] = {o.name: given.pop(o.name) for o in options}
-        _store_is_no_output(given)
+        _outputs_checked(given, analysis)
         sources = pipeline.Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
         run = _run(given["db"], given.get("rules"), sources, given.get("families"), given.get("findings_dir"))
         result = pipeline.guarded(run, lambda current: body(given, current))
@@ -198,15 +198,12 @@ def _capture_command(analysis: registry.Analysis):
         with_findings = bool(given.get("with_findings") or given.get("findings_dir") or given.get("fail_on"))
         fail_on = given.get("fail_on")
         page = given.get("html")
-        # the page's answer first (a window the page refuses fails before any work), the page written last: a
-        # failing command leaves no page
+        # the page's answer first, the page written last: a failing command leaves no page
         shown = pipeline.report(run, files, {**registry.REPORT.defaults(), **given["options"]}, choice) if page else {}
         result = pipeline.analyse(run, analysis, files, given["options"], choice,
                                   with_findings and not analysis.uses_findings, fail_on and fail_on.value)
         if page:
-            from nsight_ingest.report import capture_page
-
-            written = capture_page.write(shown, page, given["db"], "--html")
+            written = _write_page(shown, page, "--html")
             run.warnings.append(f"wrote the report page {written['output']} ({written['bytes']:,} bytes)")
         return result
 
@@ -218,19 +215,24 @@ for _analysis in registry.CAPTURE_COMMANDS:
 rules_app.command("audit")(_capture_command(registry.AUDIT))
 
 
-def _store_is_no_output(given: dict[str, Any]) -> None:
-    """Refuse a --db store that is also the file a command writes (before the store is made)."""
+def _outputs_checked(given: dict[str, Any], analysis: registry.Analysis) -> None:
+    """Refuse, before any store is made or input read, the file a command would write (-o, --html) where it names
+    no file, lies in no folder or is one of the files given (the inputs, the --db store), and --per-nvtx for a
+    report page. The siblings found later are checked again as the file is written."""
+    what = "timeline" if analysis is registry.TIMELINE else "report"
+    given_files = [given.get(key) for key in ("gpu_trace", "kern_exec", "nvtx_trace", "api_trace", "db")]
     for flag, key in (("-o", "output"), ("--html", "html")):
-        output, db = given.get(key), given.get("db")
-        if isinstance(output, Path) and db is not None and Path(db).resolve() == output.resolve():
-            raise InputError(f"{flag} {output}: that is the --db store too; write it elsewhere")
+        if isinstance(output := given.get(key), Path):
+            report.output_checked(output, [str(f) for f in (*given_files, *(given.get("ncu") or ())) if f], what,
+                                  flag)
+            if what == "report" and given.get("per_nvtx"):
+                raise InputError(pipeline.ONE_PAGE)
 
 
-def _write_report(run: pipeline.Run, files: pipeline.CaptureFiles, options: dict[str, Any],
-                  choice: pipeline.WindowChoice, output: Path, db: str | None) -> dict[str, Any]:
+def _write_page(answer: dict[str, Any], output: Path, flag: str) -> dict[str, Any]:
     from nsight_ingest.report import capture_page
 
-    return capture_page.write(pipeline.report(run, files, options, choice), output, db)
+    return capture_page.write(answer, output, flag)
 
 
 app.command(name="report")(_command(registry.REPORT, [
@@ -238,12 +240,12 @@ app.command(name="report")(_command(registry.REPORT, [
     _keyword("kern_exec", KernExec), _keyword("api_trace", ApiTrace), _keyword("nvtx", Nvtx),
     _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange), _keyword("by_nvtx", ByNvtx),
     _keyword("per_nvtx", PerNvtxRefused), _keyword("ncu", NcuFiles)],
-    lambda given, run: _write_report(
+    lambda given, run: _write_page(pipeline.report(
         run, pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given["nvtx_trace"], given["api_trace"],
                                    tuple(given["ncu"] or ())),
         given["options"],
-        pipeline.WindowChoice(given["nvtx"], given["time_range"], given["per_nvtx"], given["by_nvtx"]),
-        given["output"], given["db"])))
+        pipeline.WindowChoice(given["nvtx"], given["time_range"], given["per_nvtx"], given["by_nvtx"])),
+        given["output"], "-o")))
 
 
 Output = Annotated[Path, typer.Option("-o", "--output", help="the timeline file: Perfetto protobuf (.pftrace, opened "
@@ -261,7 +263,7 @@ def _timeline(given: dict[str, Any], run: pipeline.Run) -> dict[str, Any]:
     files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given["nvtx_trace"], given["api_trace"])
     choice = pipeline.WindowChoice(given["nvtx"], given["time_range"], None, given["by_nvtx"])
     written = timeline.write(pipeline.timeline(run, files, given["options"], choice), given["output"],
-                             given["options"]["max_events"], given["db"])
+                             given["options"]["max_events"])
     run.warnings.extend(written.pop("warnings"))
     return written
 

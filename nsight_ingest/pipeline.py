@@ -434,13 +434,16 @@ def timeline(run: Run, files: CaptureFiles, options: dict[str, Any], choice: Win
     return _answered(TIMELINE, scope, capture, options)
 
 
+ONE_PAGE = "a report is one page: give --by-nvtx (a row per group), --nvtx or --range, not --per-nvtx"
+
+
 def report(run: Run, files: CaptureFiles, options: dict[str, Any], choice: WindowChoice = WindowChoice()
            ) -> dict[str, Any]:
     """What a one-capture report shows (registry REPORT): the classify and launches answers of the capture (or of
     the --nvtx or --range window) with the report's own figures, all from one scope; with --by-nvtx, the classify
     answer of each group besides (the page's group table)."""
     if choice.per_nvtx:
-        raise InputError("a report is one page: give --by-nvtx (a row per group), --nvtx or --range, not --per-nvtx")
+        raise InputError(ONE_PAGE)
     capture = open_capture(run, files, choice.needs_nvtx)
     classify_options = {name: options[name] for name in CLASSIFY.defaults()}  # top and the thresholds
     (window,) = _windows(run, capture, replace(choice, by_nvtx=None))

@@ -5,6 +5,7 @@ numpy; windows, ncu, several GPUs and bad outputs."""
 from __future__ import annotations
 
 import math
+import shutil
 import sqlite3
 from collections import defaultdict
 
@@ -198,17 +199,36 @@ def test_bad_outputs_are_refused_and_nothing_is_written(tmp_path, run_cli, outpu
 
 
 def test_per_nvtx_is_refused_with_what_to_give_instead(tmp_path, run_cli):
+    """Refused before any store is made: the --db named is not created."""
     for command in (("report", str(LLM), "-o"), ("classify", str(LLM), "--html")):
-        out = run_cli(*command, str(tmp_path / "x.html"), "--per-nvtx", "request.*")
+        out = run_cli(*command, str(tmp_path / "x.html"), "--per-nvtx", "request.*", "--db", str(tmp_path / "s.db"))
         assert out.code == 2 and "a report is one page: give --by-nvtx" in out.err
-    assert not (tmp_path / "x.html").exists()
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_a_capture_s_files_are_never_written_over(tmp_path, run_cli):
+    """A file in an export folder, and a sibling report of the capture the run does not read, are refused."""
+    folder = tmp_path / "llm2_pq"
+    shutil.copytree(DATA / "h200_llm_serve" / "llm2_pq", folder)
+    kernels = folder / "CUPTI_ACTIVITY_KIND_KERNEL.parquet"
+    before = kernels.read_bytes()
+    out = run_cli("report", str(folder), "-o", str(kernels))
+    assert out.code == 2 and "lies in an input folder" in out.err and kernels.read_bytes() == before
+    csvs = tmp_path / "csv"
+    gpu = hand_built_capture(csvs)
+    nvtx = csvs / "hand_nvtx_pushpop_trace.csv"
+    nvtx.write_text("a sibling the run does not read\n")
+    for command in (("report", str(gpu), "-o"), ("classify", str(gpu), "--html")):
+        out = run_cli(*command, str(nvtx))
+        assert out.code == 2 and "that is a capture's or a store's file" in out.err
+    assert nvtx.read_text() == "a sibling the run does not read\n"
 
 
 def test_a_store_named_as_the_page_is_refused_before_it_is_made(tmp_path, run_cli):
     page_path = tmp_path / "page.html"
     for command in (("report", str(LLM), "-o"), ("classify", str(LLM), "--html")):
         out = run_cli(*command, str(page_path), "--db", str(page_path))
-        assert out.code == 2 and "that is the --db store too" in out.err
+        assert out.code == 2 and "that is an input or the store of the" in out.err
     assert list(tmp_path.iterdir()) == []
 
 

@@ -35,12 +35,23 @@ def write_whole(path: Path, text: str) -> None:
         written.write_text(text, encoding="utf-8")
 
 
+# Files an output never replaces, wherever they lie: a capture's exports and reports, and stores.
+CAPTURE_FILES = (".csv", ".csv.gz", ".sqlite", ".nsys-rep", ".qdrep", ".ncu-rep", ".parquet", ".arrow", ".feather",
+                 ".duckdb")
+
+
 def output_checked(path: Path, protected: list[str], what: str, flag: str = "-o") -> None:
-    """Refuse an output path (given with `flag`) that names no file (a folder, '-'), lies in no folder, or is one of
-    the `protected` files (the inputs, the store): `what` would be written over them."""
+    """Refuse an output path (given with `flag`) that names no file (a folder, '-'), lies in no folder, is one of
+    the `protected` files (the inputs, the store) or in one of their folders (an export folder), or is an existing
+    capture's or store's file (a sibling report of the capture): `what` would be written over it."""
     if not path.name or path.name in (".", "..", "-") or path.is_dir():
         raise InputError(f"{flag} {str(path)!r}: name the {what} file to write (a folder or '-' is none)")
     if not path.parent.is_dir():
         raise InputError(f"{flag} {path}: no folder {path.parent}; create it first")
-    if any(Path(other).resolve() == path.resolve() for other in protected):
-        raise InputError(f"{flag} {path}: that is an input or the store of the {what}; write it elsewhere")
+    target = path.resolve()
+    for other in (Path(p).resolve() for p in protected):
+        if target == other or (other.is_dir() and other in target.parents):
+            raise InputError(f"{flag} {path}: that is an input or the store of the {what}, or lies in an input "
+                             f"folder; write it elsewhere")
+    if path.exists() and path.name.lower().endswith(CAPTURE_FILES):
+        raise InputError(f"{flag} {path}: that is a capture's or a store's file; write the {what} elsewhere")

@@ -281,11 +281,11 @@ def render(answer: dict[str, Any]) -> tuple[str, list[str]]:
     return html.page(title, head + "".join(text for _, text in parts)), [name for name, _ in parts]
 
 
-def write(answer: dict[str, Any], path: Path, store: str | None = None, flag: str = "-o") -> dict[str, Any]:
+def write(answer: dict[str, Any], path: Path, flag: str = "-o") -> dict[str, Any]:
     """Write the report page of `answer` (pipeline.report) to `path` (given with `flag`), whole or not at all, never
-    over an input or the `store`; what it holds."""
+    over an input (the siblings found too); what it holds."""
     summary = answer["classify"]
-    output_checked(path, [i["path"] for i in summary["inputs"]] + ([store] if store else []), "report", flag)
+    output_checked(path, [i["path"] for i in summary["inputs"]], "report", flag)
     text, section_ids = render(answer)
     write_whole(path, text)
     return {"output": str(path), "bytes": path.stat().st_size, "sections": section_ids,

@@ -574,17 +574,17 @@ class _JsonWriter:
 
 def _checked(path: Path, protected: list[str]) -> str:
     """The format `path` asks for ('json' or 'perfetto', either gzipped when it ends in .gz), once it is seen to
-    name a file that is none of the `protected` ones (the inputs, the store)."""
+    name a file that is none of the `protected` ones (the inputs)."""
     output_checked(path, protected, "timeline")
     stem = path.name.removesuffix(".gz") if path.suffix.lower() == ".gz" else path.name
     return "json" if stem.lower().endswith(".json") else "perfetto"
 
 
-def write(rows: dict[str, Any], path: Path, max_events: int, store: str | None = None) -> dict[str, Any]:
+def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
     """Write the timeline of `rows` (nsight_ingest.analysis.timeline) to `path` (Chrome JSON for a `.json` path,
-    else Perfetto protobuf; gzipped for a `.gz` one), whole or not at all, never over an input or the `store`;
-    what it holds, and a warning when it was cut."""
-    form = _checked(path, [i["path"] for i in rows["inputs"]] + ([store] if store else []))
+    else Perfetto protobuf; gzipped for a `.gz` one), whole or not at all, never over an input; what it holds, and
+    a warning when it was cut."""
+    form = _checked(path, [i["path"] for i in rows["inputs"]])
     timeline = build(rows)
     where = cut(timeline, max_events)
     starts = [s.start for s in timeline.slices if len(s.start)] + [ts for ts, _, _ in timeline.samples if len(ts)]
