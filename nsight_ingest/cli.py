@@ -51,7 +51,7 @@ def _warn(message: str) -> None:
 
 def _warn_about(run: pipeline.Run) -> None:
     """Print the warnings gathered while answering (a pipeline.Run)."""
-    for warning in run.warnings:
+    for warning in dict.fromkeys(run.warnings):  # a command that answers twice (classify --html) warns once
         _warn(warning)
 
 

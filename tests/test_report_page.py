@@ -57,6 +57,9 @@ def test_hand_built_capture(tmp_path, run_cli):
     assert [k["% of kernel time"] for k in kernels] == ["55.74%", "32.79%", "11.48%"]  # 340, 200, 70 of 610
     (gap,) = page.tables["largest-gaps"].records()
     assert (gap["gap"], gap["stream"], gap["longest cause"]) == ("150 ns", "7", "memory transfer")
+    # idle 200 = the gap K1-K2 (150) + after K5 until the memset ends (600 to 650)
+    assert ("GPU idle 200 ns: 150 ns of it lies in 1 gap between kernels (the histogram and the table), 50 ns "
+            "before each GPU's first kernel and after its last") in page.text
     inputs = page.tables["inputs"].records()
     assert [(i["role"], i["rows"]) for i in inputs] == [("gpu_trace", "7"), ("kernel_exec_trace", "5"),
                                                           ("api_trace", "8")]
@@ -144,10 +147,11 @@ def test_nvtx_groups_and_ncu(tmp_path, run_cli):
     page = html_page.read(page_path)
     assert page.sections == ["summary", "time", "kernels", "utilization", "idle", "groups", "ncu", "provenance"]
     groups = run_cli("classify", str(gpu), "--by-nvtx", pattern).json()["groups"]
-    assert [(g["group"], g["ranges"], g["kernels"], g["kernel time ms"], g["CPU-launch idle ms"])
-            for g in page.tables["nvtx-groups"].records()] == [
+    assert [(g["group"], g["ranges"], g["kernels"], g["kernel time ms"], g["CPU-launch idle ms"],
+             g["most time in (family)"]) for g in page.tables["nvtx-groups"].records()] == [
         (label, str(g["ranges"]), f"{g['kernel_count']:,}", f"{g['kernel_time_ns'] / 1e6:,.3f}",
-         f"{g['idle']['cpu_launch_ns'] / 1e6:,.3f}") for label, g in groups.items()]
+         f"{g['idle']['cpu_launch_ns'] / 1e6:,.3f}", max(g["families"], key=lambda f: g["families"][f]["milliseconds"]))
+        for label, g in groups.items()]
     assert sum(g["ranges"] for g in groups.values()) == 18  # every NVTX range of the capture is a request's phase
     whole = run_cli("classify", str(gpu), "--ncu", str(ncu)).json()
     assert page.cards["kernel time"] == f"{whole['kernel_time_ns'] / 1e6:,.3f} ms"
@@ -266,6 +270,9 @@ def test_a_single_kernel_capture(tmp_path, run_cli):
     page = html_page.read(page_path)
     assert page.cards["launch gaps"] == "0" and page.cards["union busy"] == "15.38%"
     assert "No idle gap between kernels" in page.text and "largest-gaps" not in page.tables
+    assert "Top 1 kernel by total time" in page.text
+    # no API trace: synchronization cannot be told, and the page says what it needs
+    assert "synchronization needs the CUDA API calls" in page.text
     assert page.charts == out.json()["charts"] == 4  # component, family, busy over time, idle causes
     answer = report_answer(pipeline.CaptureFiles(str(gpu)), bins=1)
     assert answer["gap_histogram"] == {} and [b["busy_percent"] for b in answer["utilization"]["NVIDIA H200 (0)"]] == [

@@ -10,7 +10,7 @@ from nsight_ingest.analysis import percent
 from nsight_ingest.analysis.idle import CAUSES
 from nsight_ingest.report import html, output_checked, write_whole
 from nsight_ingest.report.html import Column, number
-from nsight_ingest.report.text import IDLE_CAUSE_LABELS, duration, fixed, kernel_labels, length, ms, pct, us
+from nsight_ingest.report.text import IDLE_CAUSE_LABELS, counted, duration, fixed, kernel_labels, length, ms, pct, us
 
 NCU_VERDICTS = (("compute_bound", "compute bound", "#1f77b4"), ("memory_bound", "memory bound", "#ff7f0e"),
                 ("latency_bound", "latency bound", "#9467bd"), ("balanced", "balanced", "#2ca02c"))
@@ -45,8 +45,10 @@ def _cards(summary: dict[str, Any], launch: dict[str, Any]) -> str:
         ("busy", pct(summary["kernel_busy_percent_of_span"]), f"kernel time over the span{per}; concurrent kernels "
                                                               "count each"),
         ("union busy", pct(summary["kernel_union_percent_of_span"]), f"time some kernel runs, over the span{per}"),
-        ("GPU idle", duration(idle["kernel_idle_ns"]), "time no kernel runs within each GPU's span (its first to "
-                                                       "last operation), summed over GPUs"),
+        ("GPU idle", duration(idle["kernel_idle_ns"]),
+         "stretches without a kernel in the window's span that end at one of its kernels, summed over GPUs"
+         if "window" in summary else
+         "time no kernel runs within each GPU's span (its first to last operation), summed over GPUs"),
         ("launch gaps", f"{gaps['positive_gap_count']:,}", f"positive gaps between kernels, "
                                                            f"{duration(gaps['total_ns'])} in all; p90 "
                                                            f"{duration(launch['gaps']['p90_ns'])}"),
@@ -104,10 +106,11 @@ def _utilization(utilization: dict[str, list[dict[str, Any]]], span_start_ns: in
                           showlegend=False)
         return html.figure(fig, title)
     devices = list(utilization)
+    edges = [*starts, (bins[-1]["start_ns"] + bins[-1]["bin_ns"] - span_start_ns) / 1e6]  # each cell spans its bin
     fig = go.Figure(go.Heatmap(
-        x=starts, y=devices, z=[[b["busy_percent"] for b in utilization[d]] for d in devices], zmin=0, zmax=100,
+        x=edges, y=devices, z=[[b["busy_percent"] for b in utilization[d]] for d in devices], zmin=0, zmax=100,
         colorscale="Blues", colorbar={"title": "busy %"},
-        hovertemplate="%{y}, %{x:,.3f} ms: %{z:.1f}% busy<extra></extra>"))
+        hovertemplate="%{y}, from %{x:,.3f} ms: %{z:.1f}% busy<extra></extra>"))
     fig.update_layout(xaxis=axis, yaxis={"automargin": True, "autorange": "reversed"})
     return html.figure(fig, title, height=max(220, 120 + 28 * len(devices)))
 
@@ -140,16 +143,29 @@ def _gap_histogram(histogram: dict[str, list[dict[str, Any]]]) -> str:
     return html.figure(fig, "idle gaps between kernels by length (logarithmic bins)", height=460)
 
 
+# What a cause the capture cannot tell needs (its time counts under the later causes).
+UNKNOWN_CAUSE = {"synchronization_ns": "the CUDA API calls (a cuda_api_trace, or an export's runtime table)",
+                 "cpu_launch_ns": "the kernels' launch calls (a cuda_kern_exec_trace, or an export's runtime table)"}
+
+
 def _idle(idle: dict[str, Any]) -> str:
+    """The idle time by cause; a cause the capture cannot tell is named below the chart, with what it needs."""
     import plotly.graph_objects as go
 
     known = [(IDLE_CAUSE_LABELS[c], idle[c]) for c in CAUSES if idle[c] is not None]
+    largest = max((ns for _, ns in known), default=0)
     fig = go.Figure(go.Bar(
         x=[ns / 1e6 for _, ns in known], y=[label for label, _ in known], orientation="h",
-        text=[f"{ms(ns)} ms ({pct(percent(ns, idle['kernel_idle_ns']))})" for _, ns in known], textposition="auto",
+        text=[f"{ms(ns)} ms ({pct(percent(ns, idle['kernel_idle_ns']))})" for _, ns in known],
+        # a short bar's text beside it: inside, it would not fit and plotly would drop it
+        textposition=["inside" if ns > 0.3 * largest else "outside" for _, ns in known], cliponaxis=False,
         hovertemplate="%{y}: %{x:,.3f} ms<extra></extra>"))
     fig.update_layout(xaxis_title="idle time (ms)", yaxis={"automargin": True, "autorange": "reversed"})
-    return html.figure(fig, f"why the GPU idles: {duration(idle['kernel_idle_ns'])} without a kernel", height=300)
+    unknown = [f"{IDLE_CAUSE_LABELS[c]} needs {UNKNOWN_CAUSE[c]}" for c in CAUSES if idle[c] is None]
+    note = (f'<p class="note">Not told here, its time counted under the later causes: '
+            f'{html.escape("; ".join(unknown))}.</p>' if unknown else "")
+    return html.figure(fig, f"why the GPU idles: {duration(idle['kernel_idle_ns'])} without a kernel",
+                       height=300).removesuffix("</div>") + note + "</div>"
 
 
 def _largest_gaps(gaps: list[dict[str, Any]], span_start_ns: int) -> str:
@@ -170,11 +186,13 @@ def _largest_gaps(gaps: list[dict[str, Any]], span_start_ns: int) -> str:
 def _groups(groups: dict[str, dict[str, Any]]) -> str:
     columns = [Column("group"), Column("ranges", True), Column("range time ms", True, "the ranges' summed length"),
                Column("busy in ranges", True, "time some kernel runs, over the time the ranges cover"),
-               Column("kernels", True), Column("kernel time ms", True), Column("GPU idle ms", True),
-               Column("CPU-launch idle ms", True), Column("launch gaps", True), Column("most time in")]
+               Column("kernels", True), Column("kernel time ms", True),
+               Column("GPU idle ms", True, "stretches without a kernel in the group's span that end at one of its "
+                                           "kernels: between its ranges too, where no other group's kernel runs"),
+               Column("CPU-launch idle ms", True), Column("launch gaps", True), Column("most time in (family)")]
     rows = []
     for label, g in groups.items():
-        top = (max(g["components"].items(), key=lambda item: item[1]["milliseconds"])[0]
+        top = (max(g["families"].items(), key=lambda item: item[1]["milliseconds"])[0]
                if g["kernel_time_ns"] else "-")
         rows.append([label, number(g["ranges"], f"{g['ranges']:,}"),
                      number(g["range_time_ns"], ms(g["range_time_ns"])),
@@ -235,6 +253,18 @@ def _provenance(summary: dict[str, Any]) -> str:
         f'<code>{rules["families"]["version"]}</code></p>')
 
 
+def _idle_note(summary: dict[str, Any]) -> str:
+    """Where the idle time lies: in the gaps between kernels (the histogram and the table) and, for a whole
+    capture, before each GPU's first kernel and after its last."""
+    gaps, idle = summary["launch_gaps"], summary["idle"]["kernel_idle_ns"]
+    between = (f"{duration(gaps['total_ns'])} of it lies in {counted(gaps['positive_gap_count'], 'gap')} between "
+               f"kernels")
+    if "window" in summary or idle <= gaps["total_ns"]:
+        return f"GPU idle {duration(idle)}: {between} (the histogram and the table)."
+    return (f"GPU idle {duration(idle)}: {between} (the histogram and the table), {duration(idle - gaps['total_ns'])}"
+            f" before each GPU's first kernel and after its last (memory transfers, start-up).")
+
+
 def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
     """The page's sections, in order, as (id, html); no section's id is a table's (a filter box finds its table by
     id)."""
@@ -247,15 +277,18 @@ def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
             '<div class="charts">' + _bars(summary["components"], "kernel time by component")
             + _bars(summary["families"], "kernel time by kernel family") + "</div>",
             _without_time(summary["components"], "Components") + _without_time(summary["families"], "Families"))),
-        ("kernels", html.section("kernels", f"Top {len(summary['top_kernels'])} kernels by total time",
+        ("kernels", html.section("kernels", f"Top {counted(len(summary['top_kernels']), 'kernel')} by total time",
                                      _top_kernels(summary["top_kernels"]),
                                      note="Click a heading to sort; type to filter.")),
         ("utilization", html.section("utilization", "GPU utilization over time",
-                                     _utilization(answer["utilization"], span_start))),
+                                     _utilization(answer["utilization"], span_start),
+                                     note=f"0 ms is {span_start or 0:,} ns on the capture's clock, the first GPU "
+                                          f"operation's start{' in the window' if 'window' in summary else ''}.")),
         ("idle", html.section(
             "idle", "Idle gaps and their causes",
             '<div class="charts">' + _gap_histogram(answer["gap_histogram"]) + _idle(summary["idle"]) + "</div>",
-            _largest_gaps(launch["largest_gaps"], span_start))),
+            _largest_gaps(launch["largest_gaps"], span_start),
+            note=_idle_note(summary))),
     ]
     if len(summary["devices"]) > 1:
         parts.append(("gpus", html.section("gpus", "Per GPU", _devices(summary["devices"]))))

@@ -44,6 +44,11 @@ def metric_value(value: float | None, unit: str | None) -> str:
     return f"{value:,.3f}" if unit == "ms" else f"{value:.2f}" if unit == "%" else f"{value:,.0f}"
 
 
+def counted(count: int, noun: str) -> str:
+    """A count with its noun, plural but for one: '1 gap', '1,192 gaps'."""
+    return f"{count:,} {noun}" + ("" if count == 1 else "s")
+
+
 def fixed(value: float | None) -> str:
     """A number with 2 decimals ('-' for none)."""
     return "-" if value is None else f"{value:,.2f}"
