@@ -347,7 +347,8 @@ def summarize(
 ) -> None:
     """Nightly job: summarize new traces into a Parquet history, check regressions, write reports.
 
-    Exit code 1 when a metric regressed, 2 when a trace failed (and nothing regressed) or none was found."""
+    Exit code 1 when a metric regressed, 2 when a trace failed or a capture of the night
+    before went missing (and nothing regressed) or none was found."""
     night = nightly.parse_night(day)
     baseline = nightly.with_directions(Baseline(baseline_runs, mad_k, min_change, min_baseline), direction or [])
     runner = nightly.runner(scheduler.value, dask_address, workers)

@@ -236,12 +236,14 @@ KERNELS_MOVED = 5  # per capture, the kernels whose time moved most that the rep
 @dataclass(frozen=True)
 class Night:
     """A night against its baselines: every checked metric (history.regressions), the kernels whose time moved
-    most per capture (history.kernel_moves), every metric of the night's captures per night (the trends), and the
-    captures of the night before that tonight lacks (history.missing)."""
+    most per capture (history.kernel_moves), every metric of the night's captures per night (the trends) and every
+    night of the history up to it (history.nights: the trends' axis), and the captures of the night before that
+    tonight lacks (history.missing)."""
 
     checks: list[dict[str, Any]]
     kernel_moves: list[dict[str, Any]]
     series: list[dict[str, Any]]
+    nights: list[date]
     missing: list[dict[str, Any]]
 
 
@@ -249,12 +251,12 @@ def night(history: Path, day: date, versions: RuleVersions, baseline: Baseline) 
     """The night `day` checked against its rolling baseline, with what its report shows."""
     readable, _ = files(history)
     if not readable:
-        return Night([], [], [], [])
+        return Night([], [], [], [], [])
     scope = _night_scope(readable, day, versions, baseline)
     checks = scope.rows("history.regressions", mad_k=baseline.mad_k, min_change=baseline.min_change,
                         min_baseline=baseline.min_runs, bounded_metrics=list(SHARES))
     return Night(checks, scope.rows("history.kernel_moves", top=KERNELS_MOVED), scope.rows("history.series"),
-                 scope.rows("history.missing"))
+                 [r["date"] for r in scope.rows("history.nights")], scope.rows("history.missing"))
 
 
 def _night_scope(readable: list[str], day: date, versions: RuleVersions, baseline: Baseline) -> Scope:

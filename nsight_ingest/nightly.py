@@ -194,6 +194,7 @@ class RunResult:
     written: list[str] = field(default_factory=list)
     skipped: list[str] = field(default_factory=list)
     failed: list[str] = field(default_factory=list)
+    failed_captures: set[str] = field(default_factory=set)  # their names: failed, not missing
     damaged_history: list[str] = field(default_factory=list)
 
 
@@ -237,6 +238,7 @@ def summarize(directory: str | Path, history_dir: Path, day: date, folders: Rule
             problem = _unreadable(capture.files)
             if problem:
                 result.failed.append(problem)
+                result.failed_captures.add(capture.name)
             elif file_hashes(Path(capture.files.gpu_trace))[0] in done:  # rerunning a night adds nothing
                 result.skipped.append(capture.files.gpu_trace)
             else:
@@ -247,6 +249,7 @@ def summarize(directory: str | Path, history_dir: Path, day: date, folders: Rule
                     message = str(outcome)  # an input error names its file already
                     result.failed.append(message if message.startswith(capture.files.gpu_trace) else
                                          f"{capture.files.gpu_trace}: {message}")
+                    result.failed_captures.add(capture.name)
                 else:
                     history.write_rows(history_dir, day, result.run_id, capture.name, outcome)
                     result.written.append(capture.files.gpu_trace)
@@ -282,7 +285,7 @@ class Outcome:
 
     summary: dict[str, Any]
     failed: list[str]
-    exit_code: int  # 1: a metric regressed; 2: a capture failed (and nothing regressed); 0: neither
+    exit_code: int  # 1: a metric regressed; 2: a capture failed or went missing (and nothing regressed); 0: neither
 
 
 def job(directory: str | Path, history_dir: Path, day: date, folders: RuleFolders, runner: Runner,
@@ -303,7 +306,7 @@ def job(directory: str | Path, history_dir: Path, day: date, folders: RuleFolder
     regressed = [c for c in night.checks if c["regressed"]]
     reports = {kind: folder / f"{day.isoformat()}.{kind}" for kind in ("md", "html", "json")}
     summary["captures_checked"] = len({c["capture"] for c in night.checks})
-    summary["missing_captures"] = night.missing
+    summary["missing_captures"] = [m for m in night.missing if m["capture"] not in result.failed_captures]
     printed = {**summary, "checked_metrics": len(night.checks), "regressions": regressed,
                "reports": {"markdown": str(reports["md"]), "html": str(reports["html"]), "json": str(reports["json"]),
                            "index": str(folder / "index.html")}}
@@ -311,4 +314,4 @@ def job(directory: str | Path, history_dir: Path, day: date, folders: RuleFolder
     write_whole(reports["html"], nightly_page.nightly_html(summary, night, baseline))
     write_whole(reports["json"], to_json(printed))
     write_whole(folder / "index.html", nightly_page.index_html(folder))
-    return Outcome(printed, result.failed, 1 if regressed else 2 if result.failed else 0)
+    return Outcome(printed, result.failed, 1 if regressed else 2 if result.failed or summary["missing_captures"] else 0)

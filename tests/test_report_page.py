@@ -58,8 +58,8 @@ def test_hand_built_capture(tmp_path, run_cli):
     (gap,) = page.tables["largest-gaps"].records()
     assert (gap["gap"], gap["stream"], gap["longest cause"]) == ("150 ns", "7", "memory transfer")
     # idle 200 = the gap K1-K2 (150) + after K5 until the memset ends (600 to 650)
-    assert ("GPU idle 200 ns: 150 ns of it lies in 1 gap between kernels (the histogram and the table), 50 ns "
-            "before each GPU's first kernel and after its last") in page.text
+    assert ("GPU idle 200 ns: 150 ns of it in 1 gap between kernels (the histogram and the table), 50 ns before "
+            "each GPU's first kernel and after its last.") in page.text
     inputs = page.tables["inputs"].records()
     assert [(i["role"], i["rows"]) for i in inputs] == [("gpu_trace", "7"), ("kernel_exec_trace", "5"),
                                                           ("api_trace", "8")]
@@ -258,6 +258,8 @@ def test_window_pages_cover_the_window(tmp_path, run_cli):
         assert [r["launches"] for r in page.tables["top-kernels"].records()] == [
             f"{k['launches']:,}" for k in classify["top_kernels"]]
         assert classify["kernel_count"] < 1256  # a part of the capture's kernels
+        if classify["idle"]["kernel_idle_ns"] > classify["launch_gaps"]["total_ns"]:  # idle the gaps do not hold
+            assert "in stretches that end at the window's kernels but begin outside those gaps" in page.text
 
 
 def test_a_single_kernel_capture(tmp_path, run_cli):
@@ -272,7 +274,8 @@ def test_a_single_kernel_capture(tmp_path, run_cli):
     assert "No idle gap between kernels" in page.text and "largest-gaps" not in page.tables
     assert "Top 1 kernel by total time" in page.text
     # no API trace: synchronization cannot be told, and the page says what it needs
-    assert "synchronization needs the CUDA API calls" in page.text
+    assert "their time counted under the later causes: synchronization (no CUDA API trace (cuda_api_trace))" \
+        in page.text
     assert page.charts == out.json()["charts"] == 4  # component, family, busy over time, idle causes
     answer = report_answer(pipeline.CaptureFiles(str(gpu)), bins=1)
     assert answer["gap_histogram"] == {} and [b["busy_percent"] for b in answer["utilization"]["NVIDIA H200 (0)"]] == [

@@ -12,14 +12,15 @@ from nsight_ingest.store import Capture
 CAUSES = ("memory_transfer_ns", "synchronization_ns", "cpu_launch_ns", "other_ns")
 
 
+# What a capture lacks when it cannot tell a cause.
+LACKS = {"synchronization_ns": "no CUDA API trace (cuda_api_trace)",
+         "cpu_launch_ns": "no launch rows (cuda_kern_exec_trace)"}
+
+
 def unknown_causes(capture: Capture) -> dict[str, str]:
     """The causes the capture cannot tell (their time falls to the later causes), each with what it lacks."""
-    unknown = {}
-    if capture.api is None:
-        unknown["synchronization_ns"] = "no CUDA API trace (cuda_api_trace)"
-    if capture.kern_exec is None:
-        unknown["cpu_launch_ns"] = "no launch rows (cuda_kern_exec_trace)"
-    return unknown
+    missing = {"synchronization_ns": capture.api is None, "cpu_launch_ns": capture.kern_exec is None}
+    return {cause: LACKS[cause] for cause, lacked in missing.items() if lacked}
 
 
 def _causes(row: dict[str, Any], unknown: dict[str, str]) -> dict[str, int | None]:

@@ -37,7 +37,7 @@ def write_whole(path: Path, text: str) -> None:
 
 # Files an output never replaces, wherever they lie: a capture's exports and reports, and stores.
 CAPTURE_FILES = (".csv", ".csv.gz", ".sqlite", ".nsys-rep", ".qdrep", ".ncu-rep", ".parquet", ".arrow", ".feather",
-                 ".duckdb")
+                 ".duckdb", ".db")
 
 
 def output_checked(path: Path, protected: list[str], what: str, flag: str = "-o") -> None:

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 from nsight_ingest.analysis import percent
-from nsight_ingest.analysis.idle import CAUSES
+from nsight_ingest.analysis.idle import CAUSES, LACKS
 from nsight_ingest.report import html, output_checked, write_whole
 from nsight_ingest.report.html import Column, number
 from nsight_ingest.report.text import IDLE_CAUSE_LABELS, counted, duration, fixed, kernel_labels, length, ms, pct, us
@@ -110,7 +110,7 @@ def _utilization(utilization: dict[str, list[dict[str, Any]]], span_start_ns: in
     fig = go.Figure(go.Heatmap(
         x=edges, y=devices, z=[[b["busy_percent"] for b in utilization[d]] for d in devices], zmin=0, zmax=100,
         colorscale="Blues", colorbar={"title": "busy %"},
-        hovertemplate="%{y}, from %{x:,.3f} ms: %{z:.1f}% busy<extra></extra>"))
+        hovertemplate="%{y}, the bin around %{x:,.3f} ms: %{z:.1f}% busy<extra></extra>"))
     fig.update_layout(xaxis=axis, yaxis={"automargin": True, "autorange": "reversed"})
     return html.figure(fig, title, height=max(220, 120 + 28 * len(devices)))
 
@@ -143,11 +143,6 @@ def _gap_histogram(histogram: dict[str, list[dict[str, Any]]]) -> str:
     return html.figure(fig, "idle gaps between kernels by length (logarithmic bins)", height=460)
 
 
-# What a cause the capture cannot tell needs (its time counts under the later causes).
-UNKNOWN_CAUSE = {"synchronization_ns": "the CUDA API calls (a cuda_api_trace, or an export's runtime table)",
-                 "cpu_launch_ns": "the kernels' launch calls (a cuda_kern_exec_trace, or an export's runtime table)"}
-
-
 def _idle(idle: dict[str, Any]) -> str:
     """The idle time by cause; a cause the capture cannot tell is named below the chart, with what it needs."""
     import plotly.graph_objects as go
@@ -161,11 +156,10 @@ def _idle(idle: dict[str, Any]) -> str:
         textposition=["inside" if ns > 0.3 * largest else "outside" for _, ns in known], cliponaxis=False,
         hovertemplate="%{y}: %{x:,.3f} ms<extra></extra>"))
     fig.update_layout(xaxis_title="idle time (ms)", yaxis={"automargin": True, "autorange": "reversed"})
-    unknown = [f"{IDLE_CAUSE_LABELS[c]} needs {UNKNOWN_CAUSE[c]}" for c in CAUSES if idle[c] is None]
-    note = (f'<p class="note">Not told here, its time counted under the later causes: '
-            f'{html.escape("; ".join(unknown))}.</p>' if unknown else "")
-    return html.figure(fig, f"why the GPU idles: {duration(idle['kernel_idle_ns'])} without a kernel",
-                       height=300).removesuffix("</div>") + note + "</div>"
+    unknown = [f"{IDLE_CAUSE_LABELS[c]} ({LACKS[c]})" for c in CAUSES if idle[c] is None]
+    return html.figure(fig, f"why the GPU idles: {duration(idle['kernel_idle_ns'])} without a kernel", height=300,
+                       note=f"Not told, their time counted under the later causes: {'; '.join(unknown)}."
+                       if unknown else "")
 
 
 def _largest_gaps(gaps: list[dict[str, Any]], span_start_ns: int) -> str:
@@ -254,15 +248,18 @@ def _provenance(summary: dict[str, Any]) -> str:
 
 
 def _idle_note(summary: dict[str, Any]) -> str:
-    """Where the idle time lies: in the gaps between kernels (the histogram and the table) and, for a whole
-    capture, before each GPU's first kernel and after its last."""
+    """Where the idle time lies: in the gaps between kernels (the histogram and the table) and the rest: for a
+    whole capture before each GPU's first kernel and after its last, for a window in stretches that end at its
+    kernels but begin outside its gaps (before its first kernel, or between its ranges)."""
     gaps, idle = summary["launch_gaps"], summary["idle"]["kernel_idle_ns"]
-    between = (f"{duration(gaps['total_ns'])} of it lies in {counted(gaps['positive_gap_count'], 'gap')} between "
-               f"kernels")
-    if "window" in summary or idle <= gaps["total_ns"]:
-        return f"GPU idle {duration(idle)}: {between} (the histogram and the table)."
-    return (f"GPU idle {duration(idle)}: {between} (the histogram and the table), {duration(idle - gaps['total_ns'])}"
-            f" before each GPU's first kernel and after its last (memory transfers, start-up).")
+    parts = [f"{duration(gaps['total_ns'])} of it in {counted(gaps['positive_gap_count'], 'gap')} between kernels "
+             f"(the histogram and the table)"] if gaps["positive_gap_count"] else []
+    if idle > gaps["total_ns"]:
+        rest = duration(idle - gaps["total_ns"])
+        parts.append(f"{rest} in stretches that end at the window's kernels but begin outside those gaps (before "
+                     f"its first kernel, between its ranges)" if "window" in summary else
+                     f"{rest} before each GPU's first kernel and after its last")
+    return f"GPU idle {duration(idle)}: {', '.join(parts)}." if parts else ""
 
 
 def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
@@ -282,8 +279,9 @@ def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
                                      note="Click a heading to sort; type to filter.")),
         ("utilization", html.section("utilization", "GPU utilization over time",
                                      _utilization(answer["utilization"], span_start),
-                                     note=f"0 ms is {span_start or 0:,} ns on the capture's clock, the first GPU "
-                                          f"operation's start{' in the window' if 'window' in summary else ''}.")),
+                                     note="" if span_start is None else
+                                     f"0 ms is {span_start:,} ns on the capture's clock, the first GPU operation's "
+                                     f"start{' in the window' if 'window' in summary else ''}.")),
         ("idle", html.section(
             "idle", "Idle gaps and their causes",
             '<div class="charts">' + _gap_histogram(answer["gap_histogram"]) + _idle(summary["idle"]) + "</div>",

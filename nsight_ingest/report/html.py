@@ -21,13 +21,14 @@ def escape(text: Any) -> str:
     return html.escape(str(text), quote=True)
 
 
-def figure(fig: Any, title: str, height: int = 380) -> str:
-    """A plotly figure under its title as a div of the page (the page holds plotly's script once). The title is the
-    page's, not plotly's: plotly's toolbar would cover a long one."""
+def figure(fig: Any, title: str, height: int = 380, note: str = "") -> str:
+    """A plotly figure under its title, with a note below, as a div of the page (the page holds plotly's script
+    once). The title is the page's, not plotly's: plotly's toolbar would cover a long one."""
     fig.update_layout(**{**LAYOUT, "margin": {**LAYOUT["margin"], **fig.layout.margin.to_plotly_json()}},
                       height=height)
+    said = f'<p class="note">{escape(note)}</p>' if note else ""
     return (f'<div class="chart"><h3>{escape(title)}</h3>'
-            + fig.to_html(full_html=False, include_plotlyjs=False, config=CONFIG) + "</div>")
+            + fig.to_html(full_html=False, include_plotlyjs=False, config=CONFIG) + said + "</div>")
 
 
 @dataclass(frozen=True)

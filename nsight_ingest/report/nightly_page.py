@@ -263,7 +263,7 @@ def nightly_html(summary: dict[str, Any], night: Night, baseline: Baseline) -> s
                                     "<ul>" + "".join(f"<li>{html.escape(i)}</li>" for i in items) + "</ul>")
                        for heading, items in _problems(summary))
     captures = sorted({row["capture"] for row in night.series} | {c["capture"] for c in checks})
-    nights, colors = sorted({str(row["date"]) for row in night.series}), _part_colors(night.series)
+    nights, colors = [str(day) for day in night.nights], _part_colors(night.series)
     per_capture = []
     for capture in captures:
         series = [r for r in night.series if r["capture"] == capture]
@@ -306,11 +306,11 @@ def index_html(folder: Path) -> str:
             classes.append("")
             continue
         regressions, failed = len(summary.get("regressions", [])), len(summary.get("failed", []))
-        missing = len(summary.get("missing_captures", []))
-        captures = summary.get("captures_checked")  # summaries of older versions lack it
+        # summaries of older versions lack the captures and the missing ones
+        captures, missing = summary.get("captures_checked"), summary.get("missing_captures")
         rows.append([html.Cell(day, link=f"{day}.html"), count(regressions), count(summary.get("checked_metrics", 0)),
-                     number(captures, "-" if captures is None else f"{captures:,}"), count(failed), count(missing),
-                     summary.get("run_id", "")])
+                     number(captures, "-" if captures is None else f"{captures:,}"), count(failed),
+                     number(None, "-") if missing is None else count(len(missing)), summary.get("run_id", "")])
         classes.append("regressed" if regressions else "failed" if failed or missing else "")
     table = html.table("nights", columns, rows, classes)
     return html.page("nsight-ingest nightly reports", "<h1>nsight-ingest nightly reports</h1>"

@@ -42,6 +42,8 @@ def night():
         *metric("kernel_ms", "ms", [5, 5, 5, 4], kernel="kB"),
         *metric("kernel_ms", "ms", [None, None, None, 20], kernel="kC"),
         *metric("kernel_ms", "ms", [2, 2, 2, 2.1], kernel="kD"),
+        # kE: median 0, +0.5 (no percentage of nothing)
+        *metric("kernel_ms", "ms", [0, 0, 0, 0.5], kernel="kE"),
         # down, % of summed kernel time, not a share: median 155, MAD 5, allowed 3 x 1.4826 x 5 = 22.239: band
         # 132.761 to 177.239, not capped at 100; 130 tonight regressed
         *metric("kernel_busy_percent", "%", [150, 160, 155, 130]),
@@ -91,6 +93,24 @@ def test_regressions_without_a_baseline_or_a_value_tonight_judge_nothing(night):
     overlap = rows["launch_overlap_percent"]
     assert overlap["value"] is None and overlap["baseline_runs"] == 3 and overlap["limit"] == 47.5
     assert not overlap["regressed"]
+
+
+def test_kernel_moves_largest_change_first_then_kernels_without_a_baseline(night):
+    rows = [(r["kernel"], r["value"], r["baseline_median"], r["change_ms"], r["change_percent"])
+            for r in night.rows("history.kernel_moves", top=5)]
+    assert rows == [("kA", 15, 11, pytest.approx(4), pytest.approx(400 / 11)),
+                    ("kB", 4, 5, -1, -20),
+                    ("kE", 0.5, 0, 0.5, None),
+                    ("kD", 2.1, 2, pytest.approx(0.1), pytest.approx(5)),
+                    ("kC", 20, None, None, None)]
+    assert [r["kernel"] for r in night.rows("history.kernel_moves", top=2)] == ["kA", "kB"]
+
+
+def test_nights_are_every_night_of_the_history_up_to_tonight(night):
+    """Every night holds a row of c; a row on a later night is not tonight's axis."""
+    night.con.execute("INSERT INTO history_rows (run_id, capture, metric, value, unit, rule_set_version, date) "
+                      "VALUES ('r9', 'c', 'gpu_span_ms', 1, 'ms', 'v', DATE '2026-11-09')")
+    assert [r["date"] for r in night.rows("history.nights")] == [dt.date(2026, 11, d) for d in (1, 2, 3, 4)]
 
 
 def test_missing_lists_the_captures_of_the_latest_night_before_that_tonight_lacks(night):

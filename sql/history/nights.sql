@@ -1,0 +1,6 @@
+-- Every night the history holds up to $day, whatever its captures: the nights on the report's trend axes, so that a
+-- night without some capture (it failed, or was not there) shows as a hole in that capture's trend.
+-- requires: history.rows
+-- returns: rows
+--   date  night
+SELECT DISTINCT date FROM history_rows WHERE date <= $day ORDER BY date
