@@ -90,23 +90,22 @@ def _utilization(utilization: dict[str, list[dict[str, Any]]], span_start_ns: in
     if not utilization:
         return '<p class="note">No GPU operation in this scope.</p>'
     bins = next(iter(utilization.values()))
-    starts = [(b["start_ns"] - span_start_ns) / 1e6 for b in bins]
+    # each bin from its start to the next one's; the last ends at the span's end
+    edges = [*((b["start_ns"] - span_start_ns) / 1e6 for b in bins),
+             (bins[-1]["start_ns"] + bins[-1]["bin_ns"] - span_start_ns) / 1e6]
     title = f"busy % over time (bins of {duration(bins[0]['bin_ns'])})"
     axis = {"title": "time since the span's start (ms)"}
     if len(utilization) == 1:
         (device, bins), = utilization.items()
-        last = bins[-1]
         # the last bin's value held to its end, so that every bin (a single one too) draws a step
-        end = (last["start_ns"] + last["bin_ns"] - span_start_ns) / 1e6
         fig = go.Figure(go.Scatter(
-            x=[*starts, end], y=[b["busy_percent"] for b in bins] + [last["busy_percent"]], mode="lines",
+            x=edges, y=[b["busy_percent"] for b in bins] + [bins[-1]["busy_percent"]], mode="lines",
             line={"shape": "hv"}, name=device,
             hovertemplate="%{x:,.3f} ms: %{y:.1f}% busy<extra>" + html.escape(device) + "</extra>"))
         fig.update_layout(xaxis=axis, yaxis={"title": "time some kernel runs (%)", "range": [0, 105]},
                           showlegend=False)
         return html.figure(fig, title)
     devices = list(utilization)
-    edges = [*starts, (bins[-1]["start_ns"] + bins[-1]["bin_ns"] - span_start_ns) / 1e6]  # each cell spans its bin
     fig = go.Figure(go.Heatmap(
         x=edges, y=devices, z=[[b["busy_percent"] for b in utilization[d]] for d in devices], zmin=0, zmax=100,
         colorscale="Blues", colorbar={"title": "busy %"},
