@@ -118,6 +118,7 @@ def _gap_histogram(histogram: dict[str, list[dict[str, Any]]]) -> str:
     """Gap counts (top) and the time in those gaps (bottom) per logarithmic length bin: one series for one GPU,
     one per GPU for several."""
     import plotly.graph_objects as go
+    from plotly.colors import qualitative
     from plotly.subplots import make_subplots
 
     if not histogram:
@@ -127,7 +128,7 @@ def _gap_histogram(histogram: dict[str, list[dict[str, Any]]]) -> str:
     fig = make_subplots(rows=2, cols=1, shared_xaxes=True, vertical_spacing=0.08)
     for index, (device, bins) in enumerate(shown.items()):
         labels = [f"{length(b['low_ns'])} to {length(b['high_ns'])}" for b in bins]
-        color = html.COLORS["first"] if len(shown) == 1 else html.SERIES[index % len(html.SERIES)]
+        color = html.COLORS["first"] if len(shown) == 1 else qualitative.D3[index % len(qualitative.D3)]
         fig.add_trace(go.Bar(x=labels, y=[b["gaps"] for b in bins], name=device, marker_color=color,
                              legendgroup=device, hovertemplate="%{x}: %{y:,} gaps<extra>" + html.escape(device)
                              + "</extra>"), row=1, col=1)

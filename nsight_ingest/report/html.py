@@ -13,7 +13,6 @@ CONFIG = {"displaylogo": False, "responsive": True}
 LAYOUT = {"template": "plotly_white", "margin": {"l": 70, "r": 30, "t": 36, "b": 40}, "font": {"size": 12},
           "legend": {"orientation": "h", "yref": "container", "yanchor": "bottom", "y": 0, "xanchor": "left", "x": 0}}
 COLORS = {"first": "#1f77b4", "regressed": "#d62728", "within": "#2ca02c", "band": "rgba(31, 119, 180, 0.15)"}
-SERIES = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#17becf")  # one per GPU
 
 
 def escape(text: Any) -> str:
@@ -46,9 +45,9 @@ def number(value: float | None, text: str) -> Cell:
     return Cell(text, None if value is None else float(value))
 
 
-def count(value: int) -> Cell:
-    """A count's cell, with thousands separators."""
-    return Cell(f"{value:,}", float(value))
+def count(value: int | None) -> Cell:
+    """A count's cell, with thousands separators ('-' for none, sorting last)."""
+    return number(value, "-" if value is None else f"{value:,}")
 
 
 @dataclass(frozen=True)

@@ -302,15 +302,15 @@ def index_html(folder: Path) -> str:
     for day in sorted(nights, reverse=True):
         summary = nights[day]
         if summary is None:
-            rows.append([html.Cell(day, link=f"{day}.html"), *(number(None, "-") for _ in range(5)), ""])
+            rows.append([html.Cell(day, link=f"{day}.html"), *(count(None) for _ in range(5)), ""])
             classes.append("")
             continue
         regressions, failed = len(summary.get("regressions", [])), len(summary.get("failed", []))
         # summaries of older versions lack the captures and the missing ones
         captures, missing = summary.get("captures_checked"), summary.get("missing_captures")
         rows.append([html.Cell(day, link=f"{day}.html"), count(regressions), count(summary.get("checked_metrics", 0)),
-                     number(captures, "-" if captures is None else f"{captures:,}"), count(failed),
-                     number(None, "-") if missing is None else count(len(missing)), summary.get("run_id", "")])
+                     count(captures), count(failed), count(None if missing is None else len(missing)),
+                     summary.get("run_id", "")])
         classes.append("regressed" if regressions else "failed" if failed or missing else "")
     table = html.table("nights", columns, rows, classes)
     return html.page("nsight-ingest nightly reports", "<h1>nsight-ingest nightly reports</h1>"
