@@ -6,7 +6,10 @@ A module is named by its path: `sql/launches/kernel_gaps.sql` is `launches.kerne
   rows are the answer), followed by one `--   column  meaning (unit)` line per output column, in order (a long
   meaning goes on in lines indented deeper);
 - `-- filled by: MODULE`: a Python module whose function, registered with `fills`, adds rows after the SQL ran
-  (the classification rules are user SQL run by nsight_ingest.rules).
+  (the classification rules are user SQL run by nsight_ingest.rules);
+- `-- computed by: MODULE`: a pass over ordered rows, registered with `computes` (nsight_ingest.passes): the
+  file's first SELECT gives the pass its rows, and the statements after it read the pass's Arrow table as
+  `<module name with _ for .>_pass` (`classify.timeline`: `classify_timeline_pass`).
 Parameters are DuckDB `$name` parameters, taken from the scope's and the call's values by name. The `common.*`
 modules (macros and lookup tables) are part of every store connection (store.connect runs them): requiring one
 only says that a module uses it.
@@ -34,6 +37,7 @@ _OUTPUT = re.compile(r"^--\s*(?:creates:\s*(?P<creates>\w+)|returns:\s*rows)\s*$
 _COLUMN = re.compile(r"^--\s{2,}(?P<name>\w+)\s+(?P<doc>\S.*?)\s*$")
 _CONTINUED = re.compile(r"^--\s{8,}(?P<doc>\S.*?)\s*$")  # a column's description going on, indented deeper
 _FILLED_BY = re.compile(r"^--\s*filled by:\s*(?P<module>[\w.]+)", re.M)
+_COMPUTED_BY = re.compile(r"^--\s*computed by:\s*(?P<module>[\w.]+)", re.M)
 
 
 class ModuleError(Exception):
@@ -59,6 +63,12 @@ class Module:
     columns: tuple[Column, ...]
     filled_by: str | None
     sql: str
+    computed_by: str | None = None  # the Python module of its pass over ordered rows
+
+    @property
+    def pass_relation(self) -> str:
+        """The name under which the statements after its first SELECT read its pass's rows."""
+        return self.name.replace(".", "_") + "_pass"
 
     def statements(self, con: duckdb.DuckDBPyConnection) -> list:
         """The file's statements, parsed by DuckDB (each knows its named parameters)."""
@@ -99,7 +109,9 @@ def module(name: str) -> Module:
     if not output_seen:
         raise ModuleError(f"{path}: the header names no output ('-- creates: NAME' or '-- returns: rows')")
     filled = _FILLED_BY.search("\n".join(header))
-    return Module(name, path, requires, creates, tuple(columns), filled["module"] if filled else None, text)
+    computed = _COMPUTED_BY.search("\n".join(header))
+    return Module(name, path, requires, creates, tuple(columns), filled["module"] if filled else None, text,
+                  computed["module"] if computed else None)
 
 
 def all_modules() -> list[Module]:
@@ -179,6 +191,30 @@ def _filler(found: Module) -> Callable[[Scope], None]:
     return _FILLERS[found.name]
 
 
+Columns = dict[str, Any]  # numpy arrays by column name (masked arrays where NULL), as DuckDB's fetchnumpy gives
+Pass = Callable[[Columns], Columns]
+_PASSES: dict[str, Pass] = {}
+
+
+def computes(name: str) -> Callable[[Pass], Pass]:
+    """Register the pass of module `name`: a function from its first SELECT's columns (numpy arrays, masked where
+    NULL) to the columns its later statements read."""
+
+    def register(function: Pass) -> Pass:
+        _PASSES[name] = function
+        return function
+
+    return register
+
+
+def _pass(found: Module) -> Pass:
+    if found.name not in _PASSES:
+        importlib.import_module(found.computed_by)  # registers its passes
+    if found.name not in _PASSES:
+        raise ModuleError(f"{found.path}: computed by {found.computed_by}, which registers no pass for {found.name}")
+    return _PASSES[found.name]
+
+
 def _parameters(found: Module, statement: Any, values: dict[str, Any]) -> dict[str, Any]:
     """The values of the parameters a statement of the module names."""
     missing = statement.named_parameters - values.keys()
@@ -187,11 +223,28 @@ def _parameters(found: Module, statement: Any, values: dict[str, Any]) -> dict[s
     return {k: values[k] for k in statement.named_parameters}
 
 
-def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any]) -> duckdb.DuckDBPyConnection:
-    """Run a module's statements, each with the values of the parameters it names; the last one's cursor."""
-    cursor = con
-    for statement in found.statements(con):
-        cursor = con.execute(statement, _parameters(found, statement, values))
+def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any], *, relation: bool = False) -> Any:
+    """Run a module's statements, each with the values of the parameters it names; the last one's cursor (with
+    `relation`, the last one, a SELECT, as a DuckDB relation). A computed module's first SELECT goes to its pass,
+    whose rows the later statements read."""
+    cursor, statements = con, found.statements(con)
+    computed = found.computed_by is not None
+    if computed:
+        con.unregister(found.pass_relation)  # a pass of another scope
+    for index, statement in enumerate(statements):
+        # relations, not cursors, for rows handed to Python: DuckDB hands a cursor's rows over through one more copy
+        if computed and statement.type == duckdb.StatementType.SELECT:
+            rows = con.sql(statement.query, params=_parameters(found, statement, values)).fetchnumpy()
+            con.register(found.pass_relation, _pass(found)(rows))
+            computed = False
+        elif relation and index == len(statements) - 1:
+            cursor = con.sql(statement.query, params=_parameters(found, statement, values))
+        else:
+            cursor = con.execute(statement, _parameters(found, statement, values))
+    if computed:
+        raise ModuleError(f"{found.path}: computed by a pass, but it has no SELECT to give the pass its rows")
+    if found.computed_by is not None and found.creates is not None:
+        con.unregister(found.pass_relation)  # what the module created holds its rows now
     return cursor
 
 
@@ -282,13 +335,10 @@ class Scope:
         return rows
 
     def table(self, name: str, /, **params: Any) -> pa.Table:
-        """The rows of the query module `name`, a single SELECT, as an Arrow table (column types kept)."""
+        """The rows of the query module `name` as an Arrow table (column types kept)."""
         found = self._ready(name)
         started = time.perf_counter()
-        (statement,) = found.statements(self.con)
-        # a relation, not a cursor: DuckDB hands a cursor's rows to Arrow through one more copy
-        table = self.con.sql(statement.query, params=_parameters(found, statement, {**self.values, **params})
-                             ).to_arrow_table()
+        table = _run(self.con, found, {**self.values, **params}, relation=True).to_arrow_table()
         self.seconds[name] = self.seconds.get(name, 0.0) + time.perf_counter() - started
         return table
 

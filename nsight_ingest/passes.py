@@ -1,0 +1,266 @@
+"""Passes over time-ordered rows: what needs rows in order (running maxima, neighbours, interval unions) computed
+with numpy over sorted columns, where a SQL window would sort every row again (and a sort of 1M rows with its
+payload costs DuckDB more than everything else such a module does).
+
+A pass is the body of a SQL module whose header says `-- computed by: nsight_ingest.passes`: the module's first
+SELECT gives the pass its columns as numpy arrays (masked where NULL, as DuckDB's fetchnumpy gives them), the pass
+returns columns the same way, and the module's later statements read them as `<module>_pass`
+(`classify.timeline`: `classify_timeline_pass`). Its header documents what it requires and gives like any
+module's, and it is tested alone the same way. Rows are sorted here only when they are not in order already (nsys
+writes operations in start order; an in-memory store does not keep that order).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nsight_ingest.sqlmodules import Columns as Rows
+from nsight_ingest.sqlmodules import computes
+
+# A grouped running maximum shifts each group's values above the previous group's; past this the shifted values
+# could overflow int64 (times lie within +-2^61 ns), and ranks stand in for the values.
+_SHIFT_LIMIT = 2.0**62
+
+
+def column(rows: Rows, name: str) -> tuple[np.ndarray, np.ndarray]:
+    """Column `name` as plain values (NULL as 0) and the mask of its non-NULL rows."""
+    values = rows[name]
+    if isinstance(values, np.ma.MaskedArray):
+        return values.filled(0), ~np.ma.getmaskarray(values)
+    return np.asarray(values), np.ones(len(values), dtype=bool)
+
+
+def masked(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
+    """Values NULL where not valid, as DuckDB reads a registered column."""
+    return values if valid.all() else np.ma.masked_array(values, mask=~valid)
+
+
+def is_sorted(keys: list[np.ndarray]) -> bool:
+    """True when the rows are ordered by `keys` (the first the most significant)."""
+    if len(keys[0]) < 2:
+        return True
+    undecided = np.ones(len(keys[0]) - 1, dtype=bool)  # rows whose keys so far equal the previous row's
+    for key in keys:
+        before, after = key[:-1], key[1:]
+        if np.any(undecided & (after < before)):
+            return False
+        undecided &= after == before
+    return True
+
+
+def sort_order(keys: list[np.ndarray]) -> np.ndarray | None:
+    """The permutation that orders rows by `keys` (the first the most significant), None when they are ordered."""
+    return None if is_sorted(keys) else np.lexsort(keys[::-1])
+
+
+def group_firsts(keys: list[np.ndarray]) -> np.ndarray:
+    """In rows ordered by `keys`, true for the first row of each run of equal keys."""
+    count = len(keys[0])
+    first = np.zeros(count, dtype=bool)
+    if count:
+        first[0] = True
+        for key in keys:
+            first[1:] |= key[1:] != key[:-1]
+    return first
+
+
+def _grouped_cummax(values: np.ndarray, group: np.ndarray, starts: np.ndarray) -> np.ndarray:
+    """The running maximum of `values` within each group (groups are runs: `group` numbers them, `starts` are their
+    first rows). One accumulate over the whole array: each group's values are moved above the previous group's."""
+    low, high = np.minimum.reduceat(values, starts), np.maximum.reduceat(values, starts)
+    widths = high - low + 1  # within int64: values lie within +-2^61
+    if float(widths.astype(np.float64).sum()) < _SHIFT_LIMIT:
+        shift = (np.concatenate(([0], np.cumsum(widths)[:-1])) - low)[group]
+        return np.maximum.accumulate(values + shift) - shift
+    unique, rank = np.unique(values, return_inverse=True)
+    key = group.astype(np.int64) * len(unique) + rank.reshape(-1)
+    return unique[np.maximum.accumulate(key) - group * len(unique)]
+
+
+def earlier_max(values: np.ndarray, first: np.ndarray, valid: np.ndarray | None = None
+                ) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the largest of the valid `values` of the earlier rows of its group (groups are runs that begin
+    where `first` is true), and whether there is one (false for a group's first row)."""
+    count = len(values)
+    if count == 0:
+        return values.copy(), np.zeros(0, dtype=bool)
+    group = np.cumsum(first) - 1
+    starts = np.flatnonzero(first)
+    if valid is None or valid.all():
+        inclusive = _grouped_cummax(values, group, starts)
+        has = ~first
+    else:
+        filled = np.where(valid, values, values[valid].min() if valid.any() else 0)  # changes no maximum
+        inclusive = _grouped_cummax(filled, group, starts)
+        seen = np.cumsum(valid) - valid  # valid rows before each row, then within its group
+        has = (seen - seen[starts][group]) > 0
+    earlier = np.empty_like(inclusive)
+    earlier[0] = 0
+    earlier[1:] = inclusive[:-1]
+    return earlier, has
+
+
+def shifted(values: np.ndarray, group: np.ndarray, by: int) -> tuple[np.ndarray, np.ndarray]:
+    """Per row, the value `by` rows earlier (by > 0) or later (by < 0) in its group (`group` numbers the rows'
+    groups), and whether there is one."""
+    count = len(values)
+    out, found = np.zeros(count, dtype=values.dtype), np.zeros(count, dtype=bool)
+    step = abs(by)
+    if step < count:
+        if by > 0:
+            out[step:], found[step:] = values[:-step], group[step:] == group[:-step]
+        else:
+            out[:-step], found[:-step] = values[step:], group[:-step] == group[step:]
+    return out, found
+
+
+def _one_group(count: int) -> np.ndarray:
+    """`first` for rows that form one group."""
+    first = np.zeros(count, dtype=bool)
+    first[:1] = True
+    return first
+
+
+def union_parts(starts: np.ndarray, ends: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The new part of each interval, in rows ordered by start within groups: [max(start, latest earlier end),
+    end), empty (start >= end) where earlier intervals cover it. The parts are disjoint and make up each group's
+    union."""
+    earlier, has = earlier_max(ends, first)
+    return np.where(has, np.maximum(starts, earlier), starts), ends
+
+
+@computes("scope.kernels")
+def scope_kernels(rows: Rows) -> Rows:
+    """The kernels in stream order, each with the name ids of its 4 neighbours either side on its stream and the
+    latest end of its stream's earlier kernels."""
+    kept = {name: column(rows, name) for name in ("device_key", "device_index", "stream_id", "start_ns", "end_ns",
+                                                  "duration_ns", "launch_order", "name_id")}
+    stream, stream_valid = kept["stream_id"]
+    position, position_valid = column(rows, "order_ns")
+    (device, _), (end, end_valid), (name_id, _) = kept["device_key"], kept["end_ns"], kept["name_id"]
+    # NULLs last, as SQL orders them; the name settles rows alike in everything else
+    order = sort_order([device, ~stream_valid, stream, ~position_valid, position, ~end_valid, end, name_id])
+    if order is not None:
+        kept = {name: (values[order], valid[order]) for name, (values, valid) in kept.items()}
+        (stream, stream_valid), (device, _) = kept["stream_id"], kept["device_key"]
+        (end, end_valid), (name_id, _) = kept["end_ns"], kept["name_id"]
+    first = group_firsts([device, ~stream_valid, stream])
+    out = {name: masked(values, valid) for name, (values, valid) in kept.items()}
+    group = np.cumsum(first)
+    for by in (1, 2, 3, 4, -1, -2, -3, -4):
+        out[f"prev_{by}" if by > 0 else f"next_{-by}"] = masked(*shifted(name_id, group, by))
+    out["stream_earlier_end_ns"] = masked(*earlier_max(end, first, end_valid))
+    return out
+
+
+def _in_order(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Intervals ordered by start, then end."""
+    order = sort_order([starts, ends])
+    return (starts, ends) if order is None else (starts[order], ends[order])
+
+
+@computes("classify.timeline")
+def timeline(rows: Rows) -> Rows:
+    """Launch gaps and the unions of kernel and launch-call intervals: one row."""
+    (is_api, _), (start, _), (end, _) = column(rows, "is_api"), column(rows, "s"), column(rows, "e")
+    kernel_start, kernel_end = _in_order(start[~is_api], end[~is_api])
+    earlier, has = earlier_max(kernel_end, _one_group(len(kernel_start)))
+    gaps = (kernel_start - earlier)[has & (kernel_start > earlier)]
+    kernel_parts = union_parts(kernel_start, kernel_end, _one_group(len(kernel_start)))
+    api_parts = union_parts(*_in_order(start[is_api], end[is_api]), _one_group(int(is_api.sum())))
+    kernel_union, api_union = _length(*kernel_parts), _length(*api_parts)
+    both = _covered(*kernel_parts, api_parts[1]) - _covered(*kernel_parts, api_parts[0])  # |kernels n API| per part
+    return {"positive_gap_count": np.array([len(gaps)]), "gap_total_ns": np.array([gaps.sum()], dtype=np.int64),
+            "gap_maximum_ns": np.array([gaps.max() if len(gaps) else 0], dtype=np.int64),
+            "api_union_ns": masked(np.array([api_union], dtype=np.int64), np.array([bool(is_api.any())])),
+            "kernel_union_ns": np.array([kernel_union], dtype=np.int64),
+            "either_union_ns": np.array([kernel_union + api_union - both[api_parts[1] > api_parts[0]].sum()],
+                                        dtype=np.int64)}
+
+
+def _length(part_starts: np.ndarray, part_ends: np.ndarray) -> int:
+    """The summed length of disjoint parts (empty ones count 0)."""
+    return int(np.maximum(part_ends - part_starts, 0).sum())
+
+
+def _covered(part_starts: np.ndarray, part_ends: np.ndarray, instants: np.ndarray) -> np.ndarray:
+    """For each instant t, the time before t that the disjoint, start-ordered parts [start, end) cover."""
+    keep = part_ends > part_starts
+    part_starts, part_ends = part_starts[keep], part_ends[keep]
+    if not len(part_starts):
+        return np.zeros(len(instants), dtype=np.int64)
+    before = np.concatenate(([0], np.cumsum(part_ends - part_starts)))
+    index = np.searchsorted(part_starts, instants, side="right") - 1  # the latest part starting at or before t
+    at = np.maximum(index, 0)
+    return np.where(index >= 0, before[at] + np.minimum(instants, part_ends[at]) - part_starts[at], 0)
+
+
+@computes("idle.stretches")
+def idle_stretches(rows: Rows) -> Rows:
+    """Per device, the kernels that start after every earlier kernel of the device ended (and each device's first
+    kernel), with that latest earlier end and the latest end of the pieces that start before them."""
+    (device, _), (device_index, _), (is_kernel, _) = (column(rows, "device_key"), column(rows, "device_index"),
+                                                      column(rows, "is_kernel"))
+    (start, _), (end, _) = column(rows, "start_ns"), column(rows, "end_ns")
+    out: dict[str, list[np.ndarray]] = {name: [] for name in ("device_key", "device_index", "start_ns",
+                                                              "earlier_end_ns", "has_earlier", "piece_end_ns",
+                                                              "has_piece")}
+    for one in np.unique(device):
+        kernels, pieces = (device == one) & is_kernel, (device == one) & ~is_kernel
+        order = sort_order([start[kernels], end[kernels]])
+        kernel_start, kernel_end, index = start[kernels], end[kernels], device_index[kernels]
+        if order is not None:
+            kernel_start, kernel_end, index = kernel_start[order], kernel_end[order], index[order]
+        earlier, has = earlier_max(kernel_end, _one_group(len(kernel_start)))
+        begins = ~has | (kernel_start > earlier)  # a stretch may end at it
+        piece_start, piece_end = _in_order(start[pieces], end[pieces])
+        latest = np.maximum.accumulate(piece_end) if len(piece_end) else piece_end
+        before = np.searchsorted(piece_start, kernel_start[begins], side="left") - 1  # pieces starting before it
+        for name, values in (("device_key", np.full(int(begins.sum()), one)), ("device_index", index[begins]),
+                             ("start_ns", kernel_start[begins]), ("earlier_end_ns", earlier[begins]),
+                             ("has_earlier", has[begins]),
+                             ("piece_end_ns", latest[np.maximum(before, 0)] if len(latest) else before),
+                             ("has_piece", before >= 0)):
+            out[name].append(values)
+    joined = {name: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64) for name, parts in out.items()}
+    return {"device_key": joined["device_key"].astype(np.uint64), "device_index": joined["device_index"],
+            "start_ns": joined["start_ns"],
+            "earlier_end_ns": masked(joined["earlier_end_ns"], joined["has_earlier"].astype(bool)),
+            "piece_end_ns": masked(joined["piece_end_ns"], joined["has_piece"].astype(bool))}
+
+
+BREAKDOWNS = ("device", "collective", "stream")  # the groups of a device's communication kernels
+
+
+@computes("communication.overlap")
+def communication_overlap(rows: Rows) -> Rows:
+    """Per device and per group of its communication kernels (all, each collective, each stream): the union of
+    their intervals and the part of it some other kernel of the device runs in. Labels travel as hashes."""
+    (device, _), (start, _), (end, _) = column(rows, "device_key"), column(rows, "start_ns"), column(rows, "end_ns")
+    (communicates, _), (collective, _) = column(rows, "is_communication"), column(rows, "collective_key")
+    stream, _ = column(rows, "stream_key")
+    out: dict[str, list[int]] = {"device_key": [], "breakdown": [], "label_key": [], "kernels": [], "time_ns": [],
+                                 "overlapped_ns": []}
+    for one in np.unique(device):
+        on_device = device == one
+        computing = on_device & ~communicates
+        compute_start, compute_end = union_parts(*_in_order(start[computing], end[computing]),
+                                                 _one_group(int(computing.sum())))
+        talking = on_device & communicates
+        groups = [(0, 0, talking)]
+        groups += [(1, label, talking & (collective == label)) for label in np.unique(collective[talking])]
+        groups += [(2, label, talking & (stream == label)) for label in np.unique(stream[talking])]
+        for breakdown, label, chosen in groups:
+            group_start, group_end = _in_order(start[chosen], end[chosen])
+            part_start, part_end = union_parts(group_start, group_end, _one_group(len(group_start)))
+            real = part_end > part_start
+            overlapped = (_covered(compute_start, compute_end, part_end[real])
+                          - _covered(compute_start, compute_end, part_start[real]))
+            for key, value in (("device_key", one), ("breakdown", breakdown), ("label_key", label),
+                               ("kernels", len(group_start)), ("time_ns", (part_end - part_start)[real].sum()),
+                               ("overlapped_ns", overlapped.sum())):
+                out[key].append(value)
+    return {"device_key": np.array(out["device_key"], dtype=np.uint64),
+            "breakdown": np.array([BREAKDOWNS[b] for b in out["breakdown"]], dtype=object),
+            "label_key": np.array(out["label_key"], dtype=np.uint64),
+            **{key: np.array(out[key], dtype=np.int64) for key in ("kernels", "time_ns", "overlapped_ns")}}

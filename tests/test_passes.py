@@ -1,0 +1,130 @@
+"""The passes over ordered rows (nsight_ingest.passes) against plain-Python references, and a capture whose rows
+are not in time order against the same capture in order."""
+
+from __future__ import annotations
+
+import json
+import random
+from pathlib import Path
+
+import numpy as np
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from nsight_ingest import passes, pipeline, registry, store
+from nsight_ingest.rules import load_rule_set
+from tests.conftest import GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, memop_row, write
+from tests.intervals import length, union
+
+LIMIT = 2**61  # the store's bound on times
+groups = st.lists(st.tuples(st.integers(0, 3), st.integers(-LIMIT, LIMIT) | st.integers(-50, 50), st.booleans()),
+                  max_size=40)
+
+
+def runs(rows: list[tuple[int, int, bool]]) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """Rows sorted by group: (group ids, values, valid, first-of-group)."""
+    rows = sorted(rows, key=lambda r: r[0])
+    group = np.array([g for g, _, _ in rows], dtype=np.int64)
+    first = np.ones(len(rows), dtype=bool)
+    first[1:] = group[1:] != group[:-1]
+    return (group, np.array([v for _, v, _ in rows], dtype=np.int64), np.array([ok for _, _, ok in rows], dtype=bool),
+            first)
+
+
+@settings(max_examples=200, deadline=None)
+@given(rows=groups)
+def test_earlier_max_is_the_maximum_of_the_earlier_valid_rows_of_the_group(rows):
+    group, values, valid, first = runs(rows)
+    got, has = passes.earlier_max(values, first, valid)
+    for index in range(len(values)):
+        earlier = [int(values[i]) for i in range(index) if group[i] == group[index] and valid[i]]
+        assert bool(has[index]) == bool(earlier)
+        if earlier:
+            assert int(got[index]) == max(earlier)
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=groups, by=st.sampled_from([1, 2, 4, -1, -3]))
+def test_shifted_reads_within_the_group(rows, by):
+    group, values, _, first = runs(rows)
+    got, found = passes.shifted(values, np.cumsum(first), by)
+    for index in range(len(values)):
+        other = index - by
+        expected = 0 <= other < len(values) and group[other] == group[index]
+        assert bool(found[index]) == expected
+        if expected:
+            assert got[index] == values[other]
+
+
+@settings(max_examples=100, deadline=None)
+@given(rows=st.lists(st.tuples(st.integers(0, 2), st.integers(0, 3), st.booleans()), max_size=20))
+def test_sort_order_sorts_and_sees_sorted_rows(rows):
+    keys = [np.array([r[i] for r in rows], dtype=np.int64) for i in range(3)]
+    order = passes.sort_order(keys)
+    assert (order is None) == (rows == sorted(rows))
+    ordered = [rows[i] for i in (range(len(rows)) if order is None else order)]
+    assert ordered == sorted(rows)
+
+
+@settings(max_examples=100, deadline=None)
+@given(spans=st.lists(st.tuples(st.integers(0, 200), st.integers(0, 30)), max_size=15),
+       instants=st.lists(st.integers(-10, 260), max_size=10))
+def test_union_parts_make_up_the_union_and_covered_counts_time_before(spans, instants):
+    spans = sorted((start, start + length) for start, length in spans)
+    starts = np.array([s for s, _ in spans], dtype=np.int64)
+    ends = np.array([e for _, e in spans], dtype=np.int64)
+    first = np.zeros(len(spans), dtype=bool)
+    first[:1] = True
+    part_starts, part_ends = passes.union_parts(starts, ends, first)
+    assert int(np.maximum(part_ends - part_starts, 0).sum()) == length(union(spans))
+    covered = passes._covered(part_starts, part_ends, np.array(instants, dtype=np.int64))
+    for t, got in zip(instants, covered, strict=True):
+        assert got == length(union([(s, min(e, t)) for s, e in spans if s < t]))
+
+
+def _capture(folder, shuffle: bool):
+    """A two-GPU, two-stream capture with memory operations and launch rows, its rows in start order or not."""
+    rng = random.Random(7)
+    kernels, memops, launches, clock = [], [], [], 1_000
+    for step in range(60):
+        device = f"NVIDIA H200 ({step % 2})"
+        clock += rng.randint(0, 400)
+        duration = rng.randint(1, 900)
+        name = ["ncclDevKernel_AllReduce_Sum_bf16_RING_LL", "ampere_sgemm_128x64_nn", "void at::native::vectorized"
+                "_elementwise_kernel<4, at::native::FillFunctor<float>>", "rmsnorm_kernel"][step % 4]
+        kernels.append(kernel_row(clock, duration, name, device=device, stream=7 + step % 3))
+        launches.append(launch_row(clock - rng.randint(100, 3_000), rng.randint(50, 2_000), clock, duration, name,
+                                   device_index=step % 2))
+        if step % 7 == 0:
+            memops.append(memop_row(clock + rng.randint(0, 300), rng.randint(10, 500), "[CUDA memcpy Host-to-Device]",
+                                    device=device))
+        clock += rng.randint(-300, duration)  # some kernels overlap the next
+    ops = kernels + memops
+    if shuffle:
+        rng.shuffle(ops)
+        rng.shuffle(launches)
+    folder = folder / ("shuffled" if shuffle else "ordered")
+    folder.mkdir()
+    gpu = write(folder / "run_cuda_gpu_trace.csv", GPU_HEADER, ops)
+    kern = write(folder / "run_cuda_kern_exec_trace.csv", KERN_EXEC_HEADER, launches)
+    return pipeline.CaptureFiles(str(gpu), str(kern))
+
+
+def _answers(files: pipeline.CaptureFiles) -> dict:
+    """classify, launches and findings of the capture, with its folder's name taken out of the file names."""
+    run = pipeline.Run(store.connect(), load_rule_set())
+    capture = pipeline.open_capture(run, files)
+    answers = {analysis.name: pipeline.answer(run, analysis, capture, analysis.defaults())
+               for analysis in (registry.CLASSIFY, registry.LAUNCHES, registry.FINDINGS)}
+    for answer in answers.values():
+        answer.pop("inputs")
+    folder = str(Path(files.gpu_trace).parent)
+    return json.loads(json.dumps(answers).replace(folder, "FOLDER"))
+
+
+def test_rows_out_of_time_order_give_the_answers_of_rows_in_order(tmp_path):
+    ordered, shuffled = _answers(_capture(tmp_path, False)), _answers(_capture(tmp_path, True))
+    assert ordered["classify"]["kernel_count"] == 60
+    assert ordered["classify"]["launch_gaps"]["positive_gap_count"] > 0
+    assert ordered["classify"]["communication"]["time_ns"] > 0
+    assert shuffled == ordered
