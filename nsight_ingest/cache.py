@@ -112,24 +112,33 @@ def _hash_entry(folder: Path, path: Path) -> Path:
     return folder / hashlib.sha256(repr(file_identity(path)).encode()).hexdigest()
 
 
+def remembered_hashes(path: Path, folder: Path) -> tuple[str, str | None] | None:
+    """The input's hashes when `folder` remembers them for the file as it is now (see known_hashes), else None."""
+    from nsight_ingest.readers.source import remember_hashes
+
+    try:
+        raw, _, content = _hash_entry(folder, path).read_text().partition(" ")
+    except OSError:
+        return None
+    if len(raw) != 64:
+        return None
+    hashes = (raw, content.strip() or None)
+    remember_hashes(path, hashes)
+    return hashes
+
+
 def known_hashes(path: Path, folder: Path) -> tuple[str, str | None]:
     """The input's hashes (readers.source.file_hashes), remembered in `folder` by the file's identity (path,
     inode, size, modification and change times) so that an unchanged input is not read again to be named."""
-    from nsight_ingest.readers.source import file_hashes, remember_hashes
+    from nsight_ingest.readers.source import file_hashes
 
-    entry = _hash_entry(folder, path)
-    try:
-        raw, _, content = entry.read_text().partition(" ")
-    except OSError:
-        raw = ""
-    if len(raw) == 64:
-        hashes = (raw, content.strip() or None)
-        remember_hashes(path, hashes)
+    hashes = remembered_hashes(path, folder)
+    if hashes is not None:
         return hashes
     hashes = file_hashes(path)
     try:
         folder.mkdir(parents=True, exist_ok=True)
-        with whole(entry) as written:
+        with whole(_hash_entry(folder, path)) as written:
             written.write_text(f"{hashes[0]} {hashes[1] or ''}\n")
     except OSError:
         pass  # an unusable cache folder only means the file is read again next time

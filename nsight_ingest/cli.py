@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import duckdb
 import typer
 
-from nsight_ingest import nightly, pipeline, registry, report, store
+from nsight_ingest import nightly, pipeline, ranks_job, registry, report, store
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.finding_rules import SEVERITIES, load_finding_set
 from nsight_ingest.history import Baseline
@@ -217,8 +217,11 @@ rules_app.command("audit")(_capture_command(registry.AUDIT))
 
 def _outputs_checked(given: dict[str, Any], analysis: registry.Analysis) -> None:
     """Refuse, before any store is made or input read, the file a command would write (-o, --html) where it names
-    no file, lies in no folder or is one of the files given (the inputs, the --db store), and --per-nvtx for a
-    report page. The siblings found later are checked again as the file is written."""
+    no file, lies in no folder or is one of the files given (the inputs, the --db store), --per-nvtx for a
+    report page, and Dask workers for ranks in one --db store. The siblings found later are checked again as the
+    file is written."""
+    if analysis is registry.RANKS:
+        ranks_job.placement_checked(given.get("db") is not None, given["options"])
     what = "timeline" if analysis is registry.TIMELINE else "report"
     given_files = [given.get(key) for key in ("gpu_trace", "kern_exec", "nvtx_trace", "api_trace", "db")]
     for flag, key in (("-o", "output"), ("--html", "html")):
@@ -292,7 +295,7 @@ def ingest(
 
 app.command(name="ranks")(_command(registry.RANKS, [_argument("files", Annotated[list[str], typer.Argument(
     help="one capture per rank (.nsys-rep, nsys export or cuda_gpu_trace CSV), or one holding several GPUs")])],
-    lambda given, run: pipeline.analyse_ranks(run, [pipeline.CaptureFiles(p) for p in given["files"]],
+    lambda given, run: ranks_job.analyse_ranks(run, [pipeline.CaptureFiles(p) for p in given["files"]],
                                               given["options"])))
 
 app.command(name="ncu")(_command(registry.NCU, [_argument("files", Annotated[list[str], typer.Argument(

@@ -19,7 +19,7 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from nsight_ingest import history, pipeline, store
+from nsight_ingest import cluster, history, pipeline, store
 from nsight_ingest.errors import InputError
 from nsight_ingest.finding_rules import load_finding_set
 from nsight_ingest.pipeline import CaptureFiles
@@ -164,14 +164,10 @@ def runner(scheduler: str, dask_address: str | None, workers: int | None) -> Run
 
 def dask_runner(address: str) -> Runner:
     """Run the per-capture work on an existing Dask cluster."""
-    from distributed import Client, as_completed
+    from distributed import as_completed
 
     def run(work, traces, folders):
-        try:
-            client = Client(address)
-        except (OSError, ValueError) as exc:  # no scheduler answers there (a timeout is an OSError), a bad address
-            raise InputError(f"--dask-address {address}: no Dask scheduler reached ({exc})") from None
-        with client:
+        with cluster.client(address) as client:
             futures = {client.submit(work, trace, folders, pure=False): trace for trace in traces}
             for future in as_completed(futures):
                 trace = futures[future]

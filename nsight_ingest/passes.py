@@ -264,3 +264,21 @@ def communication_overlap(rows: Rows) -> Rows:
             "breakdown": np.array([BREAKDOWNS[b] for b in out["breakdown"]], dtype=object),
             "label_key": np.array(out["label_key"], dtype=np.uint64),
             **{key: np.array(out[key], dtype=np.int64) for key in ("kernels", "time_ns", "overlapped_ns")}}
+
+
+def merged(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The union of intervals [start, end) as disjoint ones that do not touch, ordered by start (empty ones go)."""
+    keep = ends > starts
+    starts, ends = _in_order(starts[keep], ends[keep])
+    if not len(starts):
+        return starts, ends
+    reach = np.maximum.accumulate(ends)
+    firsts = np.flatnonzero(np.concatenate(([True], starts[1:] > reach[:-1])))
+    return starts[firsts], np.maximum.reduceat(ends, firsts)
+
+
+@computes("ranks.busy")
+def rank_busy(rows: Rows) -> Rows:
+    """The ranks' kernel intervals merged into disjoint busy intervals."""
+    starts, ends = merged(column(rows, "s")[0], column(rows, "e")[0])
+    return {"start_ns": starts.astype(np.int64), "end_ns": ends.astype(np.int64)}

@@ -12,7 +12,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest import cache, store, store_cache, windows
-from nsight_ingest.analysis import findings, idle, integrity, ranks
+from nsight_ingest.analysis import findings, idle, integrity
 from nsight_ingest.analysis.compare import check_gate
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.finding_rules import load_finding_set
@@ -26,7 +26,6 @@ from nsight_ingest.registry import (
     FINDINGS,
     LAUNCHES,
     NCU,
-    RANKS,
     REPORT,
     TIMELINE,
     Analysis,
@@ -268,7 +267,7 @@ def _windows(run: Run, capture: store.Capture, choice: WindowChoice) -> list[win
     return [None]
 
 
-def _with_keys(analysis: Analysis, result: dict[str, Any]) -> dict[str, Any]:
+def with_keys(analysis: Analysis, result: dict[str, Any]) -> dict[str, Any]:
     """The result, once it is seen to have the top-level keys the registry entry names."""
     missing = set(analysis.keys) - set(result)
     if missing:
@@ -285,7 +284,7 @@ def _answered(analysis: Analysis, scope: Scope, *args: Any, **kwargs: Any) -> di
     if undeclared:
         raise ModuleError(f"analysis {analysis.name} breaks its registry entry: it asks for module(s) "
                           f"{', '.join(sorted(undeclared))}")
-    return _with_keys(analysis, result)
+    return with_keys(analysis, result)
 
 
 def answer(run: Run, analysis: Analysis, capture: store.Capture, options: dict[str, Any],
@@ -469,33 +468,6 @@ def analyse_ncu(run: Run, paths: list[str], options: dict[str, Any]) -> dict[str
     return _answered(NCU, ncu_scope(run, inputs), inputs, options)
 
 
-def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) -> dict[str, Any]:
-    """The multi-rank analysis of one capture per rank (or one capture holding several GPUs). Options (registry
-    RANKS): `rank_pattern` finds the rank in a file name (ranks.RANK_PATTERN when None); `offset`, RANK=NS items
-    that replace the estimated clock offsets; `nvtx`, each rank's step range; `time_range` on the aligned clock."""
-    nvtx, time_range = options.get("nvtx"), options.get("time_range")
-    _not_empty("--nvtx", nvtx)
-    pattern = ranks.rank_regex(options.get("rank_pattern"))
-    window = windows.time_range(time_range).ranges[0][:2] if time_range else None
-    resolved = [resolve(f, run.sources, need_nvtx=bool(nvtx)) for f in files]
-    connect(run, resolved)
-    captures = [open_capture(run, inputs) for inputs in resolved]
-    # the files' names are in the key: ranks are read from them
-    inputs = [sorted((i.trace_id, i.path) for i, _ in c.roles()) for c in captures]
-    key = json.dumps({"command": RANKS.name, **options, "code": store_cache.code_fingerprint(), "inputs": inputs,
-                      "family_set": run.family_set.version}, sort_keys=True, default=str)
-    result = store.cached_result(run.con, captures[0].capture_id, key)
-    if result is None:
-        sources = ranks.assign(run.con, captures, pattern)
-        given = ranks.given_offsets(sources, options.get("offset") or [])
-        if nvtx:
-            sources = ranks.nvtx_steps(run.con, captures, sources, nvtx)
-        scope = Scope(run.con, {}, {"sources": sources, "family_set": run.family_set}, RANK_SUBSTITUTES)
-        result = _answered(RANKS, scope, shared_clock=len(captures) == 1, offsets=given, time_range=window)
-        store.remember_result(run.con, captures[0].capture_id, key, result)
-    return result
-
-
 def _compared_windows(run: Run, inputs: CaptureInputs, choice: WindowChoice
                       ) -> tuple[store.Capture, dict[str | None, tuple[Answered, list[dict[str, Any]]]]]:
     """One side of a comparison: per window of the choice (None: the whole capture), its classify and launches
@@ -539,7 +511,7 @@ def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, t
     compared = {}
     for label in [key for key in parts_a if key in parts_b]:
         (a, kernels_a), (b, kernels_b) = parts_a[label], parts_b[label]
-        compared[label] = _with_keys(COMPARE, COMPARE.answer(a.summary, b.summary, a.launches, b.launches,
+        compared[label] = with_keys(COMPARE, COMPARE.answer(a.summary, b.summary, a.launches, b.launches,
                                                              kernels_a, kernels_b, options))
     if not compared:
         raise InputError(f"compare --by-nvtx {choice.by_nvtx!r}: no group is in both captures")

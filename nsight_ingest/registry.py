@@ -168,7 +168,8 @@ REPORT = Analysis(
 # file and has a command of its own).
 CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY, FINDINGS)
 
-# Analyses of other inputs: answered by pipeline.analyse_ncu, analyse_ranks and compare.
+# Analyses of other inputs: answered by pipeline.analyse_ncu, ranks_job.analyse_ranks and
+# pipeline.compare.
 NCU = Analysis(
     "ncu", "Nsight Compute metrics per profiled kernel, in base units, with compute/memory/latency-bound verdicts.",
     ncu.answer, "print_ncu",
@@ -179,17 +180,22 @@ NCU = Analysis(
 RANKS = Analysis(
     "ranks", "Several ranks: aligned span, idle time of all GPUs, NCCL and all-gather time, collective skew and "
     "waiting, communication overlap per rank.", ranks.analyse, "print_ranks",
-    modules=("ranks.clock_estimates", "ranks.span", "ranks.per_rank", "ranks.all_idle", "ranks.collectives",
-             "communication.overlap"),
+    modules=("ranks.bounds", "ranks.nccl_kernels", "ranks.clock_estimates", "ranks.collectives", "ranks.per_rank",
+             "ranks.busy", "communication.overlap"),
     keys=("aligned_profile_span_seconds", "non_nccl_kernel_seconds_per_gpu", "both_gpus_idle_ms",
-          "both_gpus_idle_percent_of_aligned_span", "ranks", "rank_labels", "collectives", "aligned_span_ns"),
+          "both_gpus_idle_percent_of_aligned_span", "ranks", "rank_labels", "collectives", "aligned_span_ns",
+          "inputs", "family_set"),
     options=(Option("rank_pattern", "--rank-pattern", None, "regex whose group 1 is the rank in a file name "
                     "(default: rank3, _r3); text that is no number is a label, ranks follow the labels' sorted "
                     "order", kind=str | None),
              Option("offset", "--offset", None, "RANK=NS: that rank's (label or number) clock offset, instead of "
                     "the estimate; repeatable", kind=list[str] | None),
              Option("nvtx", "--nvtx", None, "each rank's NVTX range of this name is its step", kind=str | None),
-             Option("time_range", "--range", None, "START_NS:END_NS on the aligned clock", kind=str | None)),
+             Option("time_range", "--range", None, "START_NS:END_NS on the aligned clock", kind=str | None),
+             Option("workers", "--workers", 1, "read the rank files side by side on a local Dask cluster of this "
+                    "many worker processes (1: one after another in this process)", minimum=1, maximum=1024),
+             Option("dask_address", "--dask-address", None, "HOST:PORT: read the rank files on the workers of this "
+                    "Dask cluster (they see the files at the same paths)", kind=str | None)),
     windows=False, uses_rules=False, uses_families=True, cacheable=False)
 COMPARE = Analysis(
     "compare", "Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba).",

@@ -123,3 +123,27 @@ def _publish(cached: CachedStore) -> None:
         finally:
             cached.con.execute("DETACH published")
     cache.evict(cached.path.parent, keep=cached.path)
+
+
+def cached_answer(folder: Path, name: str) -> dict | None:
+    """The answer kept under `name` in `folder` (an analysis of several stores' inputs), if any and readable."""
+    path = folder / f"{name}.json"
+    try:
+        answer = json.loads(path.read_text())
+    except (OSError, ValueError):
+        return None
+    cache.touch(path)
+    return answer if isinstance(answer, dict) else None
+
+
+def keep_answer(folder: Path, name: str, answer: dict) -> str | None:
+    """Keep an answer under `name` in `folder`, whole, evicting past the cap; a warning when it cannot be kept."""
+    path = folder / f"{name}.json"
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with cache.whole(path) as written:
+            written.write_text(json.dumps(answer))
+        cache.evict(folder, keep=path)
+    except OSError as exc:
+        return f"{path}: the answer could not be kept in the cache ({exc.strerror or exc})"
+    return None

@@ -82,6 +82,17 @@ def test_union_parts_make_up_the_union_and_covered_counts_time_before(spans, ins
         assert got == length(union([(s, min(e, t)) for s, e in spans if s < t]))
 
 
+@settings(max_examples=200, deadline=None)
+@given(spans=st.lists(st.tuples(st.integers(-100, 200), st.integers(-5, 30)), max_size=20))
+def test_merged_is_the_union_in_disjoint_pieces(spans):
+    """Unordered intervals, some empty or reversed: the pieces are the union of the non-empty ones."""
+    starts = np.array([s for s, _ in spans], dtype=np.int64)
+    ends = np.array([s + d for s, d in spans], dtype=np.int64)
+    got_starts, got_ends = passes.merged(starts, ends)
+    assert list(zip(got_starts.tolist(), got_ends.tolist(), strict=True)) == union(
+        [(s, s + d) for s, d in spans if d > 0])
+
+
 def _capture(folder, shuffle: bool):
     """A two-GPU, two-stream capture with memory operations and launch rows, its rows in start order or not."""
     rng = random.Random(7)

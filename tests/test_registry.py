@@ -8,7 +8,7 @@ import dataclasses
 
 import pytest
 
-from nsight_ingest import pipeline, registry, sqlmodules, store, windows
+from nsight_ingest import pipeline, ranks_job, registry, sqlmodules, store, windows
 from nsight_ingest.rules import load_rule_set
 from tests.conftest import DATA, SAMPLES
 
@@ -35,7 +35,7 @@ def test_capture_analyses_keep_their_word(analysis, window):
 
 def test_the_other_analyses_keep_their_word(tmp_path):
     assert set(registry.NCU.keys) <= set(pipeline.analyse_ncu(new_run(), [NCU], registry.NCU.defaults()))
-    ranks = pipeline.analyse_ranks(new_run(), [pipeline.CaptureFiles(str(DATA / "multi_rank" /
+    ranks = ranks_job.analyse_ranks(new_run(), [pipeline.CaptureFiles(str(DATA / "multi_rank" /
                                                                          "2gpu_mfu_before_nccl.sqlite"))],
                                    registry.RANKS.defaults())
     assert set(registry.RANKS.keys) <= set(ranks)

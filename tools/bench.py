@@ -10,6 +10,8 @@ operation (--max-events above the capture's events); (e) `nsight-ingest report`,
 --scaling repeats (a) and (b) at 1x, 2x and 4x the rows. --inputs writes the same capture as an nsys .sqlite and a
 parquetdir too (tools/gen_export.py) and times, for each form, a bare scan of its files, `classify` cold (--no-cache),
 its first run that fills the cache, and repeated `classify`, `launches` and `ranks` read from the cache.
+--ranks N times `ranks` on N synthetic rank files (--kernels-per-rank each): cold in one process, cold on --workers
+local Dask workers, and the cached answer, against a bare scan of the same files.
 """
 
 from __future__ import annotations
@@ -219,8 +221,21 @@ def parts(rows: int) -> dict[str, float]:
     return {name: statistics.median(r.get(name, 0.0) for r in runs) for name in runs[0]}
 
 
-def measure_ranks(ranks: int, kernels_per_rank: int) -> dict:
-    """`nsight-ingest ranks` over `ranks` synthetic rank files of about `kernels_per_rank` kernels each."""
+BASELINE_RANKS = """
+import sys, duckdb
+con = duckdb.connect()
+for path in sys.argv[1:]:
+    con.sql(f'''SELECT Name, sum("Start (ns)"), sum("Duration (ns)"), count(Device), count(Strm)
+                FROM read_csv('{path}') GROUP BY Name''').fetchall()
+"""
+
+
+def measure_ranks(ranks: int, kernels_per_rank: int, workers: int) -> dict:
+    """`nsight-ingest ranks` over `ranks` synthetic rank files of about `kernels_per_rank` kernels each, cold (an
+    empty cache folder) in one process and on `workers` local Dask workers, then the cached answer; against a
+    bare DuckDB scan of the same files."""
+    import shutil
+
     from tools.gen_ranks import generate
 
     folder = OUT / f"ranks_{ranks}x{kernels_per_rank}"
@@ -228,10 +243,31 @@ def measure_ranks(ranks: int, kernels_per_rank: int) -> dict:
         folder.mkdir(parents=True)
         generate(folder, ranks=ranks, steps=max(1, kernels_per_rank // 12), seed=3)
     files = sorted(str(p) for p in folder.glob("*_cuda_gpu_trace.csv"))
-    seconds, rss = run([*CLI, "ranks", *files, "--no-cache"])
+    cache_dir = OUT / "ranks_cache"
+    command = [*CLI, "ranks", *files, "--cache-dir", str(cache_dir)]
+
+    def empty_cache() -> None:
+        shutil.rmtree(cache_dir, ignore_errors=True)
+
+    timed = {"bare scan": run([sys.executable, "-c", BASELINE_RANKS, *files]),
+             "ranks, 1 process": run(command, empty_cache),
+             f"ranks, {workers} workers": run([*command, "--workers", str(workers)], empty_cache),
+             "ranks, cached answer": run(command)}
     rows = sum(line_count(Path(f)) for f in files)
-    return {"ranks": ranks, "kernels": rows, "seconds": seconds, "rows_per_second": rows / seconds,
-            "peak_rss_bytes": rss}
+    scan = timed["bare scan"][0]
+    return {"ranks": ranks, "kernels": rows, "workers": workers, "cores": os.cpu_count(),
+            "speedup": timed["ranks, 1 process"][0] / timed[f"ranks, {workers} workers"][0],
+            "steps": {name: {"seconds": seconds, "ratio_to_baseline": seconds / scan, "rows_per_second": rows / seconds,
+                             "peak_rss_bytes": rss} for name, (seconds, rss) in timed.items()}}
+
+
+def print_ranks(result: dict) -> None:
+    print(f"ranks: {result['ranks']} files, {result['kernels']:,} kernels; {result['cores']} cores")
+    print(f"{'step':<22}{'seconds':>9}{'x baseline':>12}{'rows/s':>14}{'peak RSS MB':>13}")
+    for name, step in result["steps"].items():
+        print(f"{name:<22}{step['seconds']:>9.2f}{step['ratio_to_baseline']:>12.2f}{step['rows_per_second']:>14,.0f}"
+              f"{step['peak_rss_bytes'] / 2**20:>13,.0f}")
+    print(f"{result['workers']} workers: {result['speedup']:.2f}x faster than one process")
 
 
 def measure_inputs(rows: int) -> dict:
@@ -302,6 +338,7 @@ def main() -> None:
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--ranks", type=int, default=0, help="also time `ranks` on this many synthetic rank files")
     parser.add_argument("--kernels-per-rank", type=int, default=250_000)
+    parser.add_argument("--workers", type=int, default=2, help="local Dask workers of the spread `ranks` run")
     parser.add_argument("--parts", action="store_true", help="only the time of each part of classify, in process")
     parser.add_argument("--inputs", action="store_true", help="only classify of each input form, cold and cached")
     parser.add_argument("--repeats", type=int, default=REPEATS, help="runs per step (the median is reported)")
@@ -317,10 +354,9 @@ def main() -> None:
             f"{name:<34}{seconds:>7.3f} s" for name, seconds in sorted(timed.items(), key=lambda kv: -kv[1])))
         return
     if args.ranks:
-        result = measure_ranks(args.ranks, args.kernels_per_rank)
-        print(json.dumps(result, indent=2) if args.json else
-              f"ranks: {result['ranks']} files, {result['kernels']:,} kernels in {result['seconds']:.2f} s"
-              f" ({result['rows_per_second']:,.0f} rows/s), peak RSS {result['peak_rss_bytes'] / 2**20:,.0f} MB")
+        result = measure_ranks(args.ranks, args.kernels_per_rank, args.workers)
+        print(json.dumps(result, indent=2)) if args.json else print_ranks(result)
+        return
     results = [measure(args.rows, full=True)]
     if args.scaling:
         results += [measure(args.rows * factor, full=False) for factor in (2, 4)]

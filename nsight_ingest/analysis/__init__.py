@@ -26,7 +26,8 @@ def inputs_block(files: list[tuple[Ingested, str]]) -> list[dict[str, Any]]:
     ]
 
 
-def _files_block(rule_set: RuleSet) -> dict[str, Any]:
+def rules_block(rule_set: RuleSet) -> dict[str, Any]:
+    """A rule set's folder, version hash and files."""
     return {"path": str(rule_set.directory), "version": rule_set.version,
             "files": [rule.path.name for rule in rule_set.files]}
 
@@ -34,7 +35,7 @@ def _files_block(rule_set: RuleSet) -> dict[str, Any]:
 def rule_set_block(context: dict[str, Any]) -> dict[str, Any]:
     """Which rules decided the classes (a scope's context holds them): the component rules' folder, version hash
     and files, the same of the family rules under `families`."""
-    return {**_files_block(context["rule_set"]), "families": _files_block(context["family_set"])}
+    return {**rules_block(context["rule_set"]), "families": rules_block(context["family_set"])}
 
 
 def nvtx_figures(scope: Scope) -> dict[str, Any]:

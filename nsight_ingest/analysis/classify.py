@@ -186,7 +186,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     has_launches = capture.kern_exec is not None
     coverage = scope.row("scope.launch_coverage") if has_launches else None
     idle_by_device = idle.by_device(scope, capture)
-    communication_by_device = communication.by_device(scope, devices)
+    communication_by_device = communication.by_device(scope.rows("communication.overlap"), devices)
     unions = {device: int(timelines[device]["kernel_union_ns"]) for device in devices}
     unions[None] = sum(unions.values())  # per device: kernels of two devices at once are two devices busy
     activity = {device: {"kernel_union_ns": unions[device], "idle": idle_by_device[device],

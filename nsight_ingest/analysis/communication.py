@@ -6,7 +6,6 @@ from __future__ import annotations
 from typing import Any
 
 from nsight_ingest.analysis import percent
-from nsight_ingest.sqlmodules import Scope
 
 FIGURES = ("time_ns", "overlapped_ns", "exposed_ns", "overlap_percent")  # of every breakdown
 
@@ -43,10 +42,9 @@ def block(rows: list[dict[str, Any]]) -> dict[str, Any] | None:
             "by_collective": _summed(rows, "collective"), "by_stream": _summed(rows, "stream")}
 
 
-def by_device(scope: Scope, devices: list[str]) -> dict[str | None, dict[str, Any] | None]:
-    """Per device (None: every device, summed) its communication block; every device gets one (zeros) when the
-    scope has communication kernels, and every block is None when it has none."""
-    rows = scope.rows("communication.overlap")
+def by_device(rows: list[dict[str, Any]], devices: list[str]) -> dict[str | None, dict[str, Any] | None]:
+    """Per device (None: every device, summed) its communication block from rows of communication.overlap; every
+    device gets one (zeros) when there are communication kernels, and every block is None when there are none."""
     if not rows:
         return dict.fromkeys([None, *devices])
     blocks: dict[str | None, dict[str, Any] | None] = {None: block(rows)}

@@ -1,21 +1,33 @@
-"""Several ranks (GPUs) of one job: align their clocks, then idle time, NCCL time, collective skew and waiting."""
+"""Several ranks (GPUs) of one job: align their clocks, then idle time, NCCL time, collective skew and waiting.
+
+Each rank's capture is measured where it is read (its own store, in this process or on a Dask worker) in two
+steps, and only small facts travel: first its devices, NVTX step, kernel bounds and collective kernels
+(`capture_facts`); from every rank's facts the clock offsets and the aligned span (`align`); then, given those,
+its per-rank figures, communication overlap and busy intervals (`capture_answers`); last, every rank's together
+(`analyse`: the union of the busy intervals is the time some GPU ran a kernel)."""
 
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 import duckdb
+import numpy as np
+import pyarrow as pa
 
-from nsight_ingest import windows
-from nsight_ingest.analysis import communication, percent
+from nsight_ingest import passes, store, windows
+from nsight_ingest.analysis import communication, inputs_block, percent, rules_block
 from nsight_ingest.errors import InputError
+from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlmodules import Scope, fills
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
 
 # How a rank appears in a file name by default: group 1 is the rank ('trace_rank3_...', 'run_r12_...').
 RANK_PATTERN = r"(?:rank|_r)(\d+)"
+
+# The client's small store, where only the ranks' collective kernels are: they stand in for every kernel.
+GATHERED_SUBSTITUTES = {"ranks.kernels": "ranks.gathered_nccl_kernels"}
 
 
 @dataclass(frozen=True)
@@ -28,6 +40,47 @@ class RankSource:
     device: str
     window: tuple[int, int] | None = None
     label: str = ""  # what names the rank: the file name's rank text, or the device
+
+
+@dataclass(frozen=True)
+class DeviceFacts:
+    """What one device of a rank capture tells before the ranks are aligned."""
+
+    device: str
+    device_index: int | None
+    bounds: tuple[int, int] | None  # first kernel start, last kernel end, own clock (ns); None without kernels
+    nccl_kernels: pa.Table  # its rows of ranks.nccl_kernels (rank column: the device's place in the capture)
+
+
+@dataclass(frozen=True)
+class CaptureFacts:
+    """What one rank capture tells before the ranks are aligned: its devices and its NVTX step."""
+
+    path: str
+    trace_id: int
+    devices: tuple[DeviceFacts, ...]
+    step: tuple[int, int] | None = None  # the --nvtx step on the capture's own clock
+    inputs: tuple[dict[str, Any], ...] = ()  # its files: path, role, sha256, rows (analysis.inputs_block)
+    warnings: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
+class Alignment:
+    """The ranks on one clock: each rank's offset (and how it was found) and the span analysed."""
+
+    clocks: dict[int, dict[str, Any]]
+    span: tuple[int, int]
+
+
+@dataclass(frozen=True)
+class CaptureAnswers:
+    """One rank capture's figures on the aligned clock: per rank, communication overlap rows, busy intervals."""
+
+    per_rank: list[dict[str, Any]]
+    overlap: list[dict[str, Any]]
+    busy_starts: np.ndarray
+    busy_ends: np.ndarray
+    warnings: tuple[str, ...] = field(default=())
 
 
 def rank_regex(pattern: str | None) -> re.Pattern:
@@ -46,37 +99,51 @@ def _devices(con: duckdb.DuckDBPyConnection, trace_id: int) -> list[tuple[str, i
                        "ORDER BY device_index, 1", [trace_id]).fetchall()
 
 
-def assign(con: duckdb.DuckDBPyConnection, captures: list[Capture], pattern: re.Pattern = re.compile(RANK_PATTERN)
-           ) -> list[RankSource]:
+def capture_facts(con: duckdb.DuckDBPyConnection, capture: Capture, nvtx: str | None) -> CaptureFacts:
+    """A rank capture's devices, each with its kernel bounds and collective kernels (inside its --nvtx step)."""
+    devices = _devices(con, capture.gpu_trace.trace_id)
+    step = None
+    if nvtx:
+        ranges = windows.nvtx_window(con, capture, nvtx).ranges
+        step = (min(r[0] for r in ranges), max(r[1] for r in ranges))
+    sources = [RankSource(place, capture.gpu_trace.path, capture.gpu_trace.trace_id, device, step)
+               for place, (device, _) in enumerate(devices)]
+    scope = Scope(con, {}, {"sources": sources})
+    bounds = {row["rank"]: (int(row["first_start_ns"]), int(row["last_end_ns"])) for row in scope.rows("ranks.bounds")}
+    nccl = scope.table("ranks.nccl_kernels")
+    places = nccl.column("rank").to_numpy()
+    return CaptureFacts(capture.gpu_trace.path, capture.gpu_trace.trace_id, tuple(
+        DeviceFacts(device, index, bounds.get(place), nccl.filter(pa.array(places == place)))
+        for place, (device, index) in enumerate(devices)), step, tuple(inputs_block(capture.roles())))
+
+
+def assign(captures: list[CaptureFacts], pattern: re.Pattern = re.compile(RANK_PATTERN)) -> list[RankSource]:
     """Ranks from the file names (one capture per rank), or from the devices of a single capture. A file's rank is
     the text of the pattern's group 1: its number when every file's is a number, else its place in the sorted
-    labels."""
+    labels. A rank's window is its capture's NVTX step."""
     if len(captures) == 1:
         capture = captures[0]
-        devices = _devices(con, capture.gpu_trace.trace_id)
-        return [RankSource(index if device_index is None else device_index, capture.gpu_trace.path,
-                           capture.gpu_trace.trace_id, device, label=device)
-                for index, (device, device_index) in enumerate(devices)]
+        return [RankSource(place if d.device_index is None else d.device_index, capture.path, capture.trace_id,
+                           d.device, capture.step, label=d.device) for place, d in enumerate(capture.devices)]
     labelled = []
     for capture in captures:
-        name = capture.gpu_trace.path.replace("\\", "/").rsplit("/", 1)[-1]
+        name = capture.path.replace("\\", "/").rsplit("/", 1)[-1]
         match = pattern.search(name)
         if not match or match.group(1) is None:
-            raise InputError(f"{capture.gpu_trace.path}: no rank in the file name (pattern {pattern.pattern!r}; "
+            raise InputError(f"{capture.path}: no rank in the file name (pattern {pattern.pattern!r}; "
                              "use --rank-pattern)")
-        devices = _devices(con, capture.gpu_trace.trace_id)
-        if len(devices) != 1:
-            raise InputError(f"{capture.gpu_trace.path}: a rank file must hold one device, it holds {len(devices)}")
-        labelled.append((match.group(1), capture, devices[0][0]))
-    labels = [label for label, _, _ in labelled]
+        if len(capture.devices) != 1:
+            raise InputError(f"{capture.path}: a rank file must hold one device, it holds {len(capture.devices)}")
+        labelled.append((match.group(1), capture))
+    labels = [label for label, _ in labelled]
     if len(set(labels)) != len(labels):
         raise InputError(f"two files give the same rank: {sorted(labels)}")
     numbered = all(label.isdecimal() for label in labels)
     order = {label: int(label) if numbered else index for index, label in enumerate(sorted(labels))}
     if len(set(order.values())) < len(order):  # 'rank01' and 'rank1'
         raise InputError(f"two files give the same rank: {', '.join(sorted(labels, key=order.get))}")
-    return sorted((RankSource(order[label], c.gpu_trace.path, c.gpu_trace.trace_id, device, label=label)
-                   for label, c, device in labelled), key=lambda s: s.rank)
+    return sorted((RankSource(order[label], c.path, c.trace_id, c.devices[0].device, c.step, label=label)
+                   for label, c in labelled), key=lambda s: s.rank)
 
 
 def given_offsets(sources: list[RankSource], items: list[str]) -> dict[int, int]:
@@ -99,15 +166,49 @@ def given_offsets(sources: list[RankSource], items: list[str]) -> dict[int, int]
     return given
 
 
-def nvtx_steps(con: duckdb.DuckDBPyConnection, captures: list[Capture], sources: list[RankSource],
-               name: str) -> list[RankSource]:
-    """The sources with each rank's window set to its step: from the first start to the last end of its capture's
-    NVTX ranges called `name`, on the rank's own clock."""
-    steps = {}
-    for capture in captures:
-        ranges = windows.nvtx_window(con, capture, name).ranges
-        steps[capture.gpu_trace.path] = (min(r[0] for r in ranges), max(r[1] for r in ranges))
-    return [replace(source, window=steps[source.source]) for source in sources]
+def _device_facts(captures: list[CaptureFacts], source: RankSource) -> DeviceFacts:
+    (capture,) = [c for c in captures if c.path == source.source]
+    (found,) = [d for d in capture.devices if d.device == source.device]
+    return found
+
+
+@fills("ranks.gathered_nccl_kernels")
+def fill_gathered(scope: Scope) -> None:
+    """Put every rank's collective kernels (context `nccl_kernels`, one table per rank) into rank_kernels."""
+    for rank, table in scope.context["nccl_kernels"].items():
+        ranked = table.set_column(table.schema.get_field_index("rank"), "rank",
+                                  pa.array(np.full(len(table), rank, dtype=np.int32)))
+        scope.con.register("gathered_rank", ranked)
+        scope.con.execute("INSERT INTO rank_kernels SELECT * FROM gathered_rank")
+        scope.con.unregister("gathered_rank")
+
+
+def align(captures: list[CaptureFacts], sources: list[RankSource], *, shared_clock: bool,
+          offsets: dict[int, int] | None = None, time_range: tuple[int, int] | None = None
+          ) -> tuple[Alignment, list[dict[str, Any]]]:
+    """The ranks' clock offsets and the aligned span (the --range, the ranks' NVTX steps, or every kernel), and
+    the per-collective skew rows (ranks.collectives): what needs every rank's collective kernels together."""
+    con = store.connect()
+    try:
+        nccl = {s.rank: _device_facts(captures, s).nccl_kernels for s in sources}
+        scope = Scope(con, {}, {"nccl_kernels": nccl}, GATHERED_SUBSTITUTES)
+        clocks = _offsets(scope, sources, shared_clock, offsets or {})
+        scope.context["clocks"] = clocks
+        if time_range:
+            span = time_range
+        elif any(s.window for s in sources):
+            span = (min(s.window[0] + clocks[s.rank]["offset_ns"] for s in sources if s.window),
+                    max(s.window[1] + clocks[s.rank]["offset_ns"] for s in sources if s.window))
+        else:
+            bounded = [(s, _device_facts(captures, s).bounds) for s in sources]
+            aligned = [(b[0] + clocks[s.rank]["offset_ns"], b[1] + clocks[s.rank]["offset_ns"])
+                       for s, b in bounded if b]
+            if not aligned:
+                raise InputError("no kernels in any rank")
+            span = (min(a[0] for a in aligned), max(a[1] for a in aligned))
+        return Alignment(clocks, span), scope.rows("ranks.collectives", ranks=len(sources))
+    finally:
+        con.close()
 
 
 @fills("ranks.sources")
@@ -123,6 +224,18 @@ def fill_offsets(scope: Scope) -> None:
     """Put the chosen clock offsets (context `clocks`) into rank_offsets."""
     scope.con.executemany("INSERT INTO rank_offsets VALUES (?, ?)",
                           [[rank, clock["offset_ns"]] for rank, clock in scope.context["clocks"].items()])
+
+
+def capture_answers(scope: Scope, alignment: Alignment) -> CaptureAnswers:
+    """One rank capture's figures on the aligned clock, clipped to the span: per rank (ranks.per_rank), the
+    communication overlap rows (one device per rank) and the busy intervals (ranks.busy). The scope's context
+    holds the capture's sources and the family set."""
+    span = {"span_start": alignment.span[0], "span_end": alignment.span[1]}
+    scope.context["clocks"] = {s.rank: alignment.clocks[s.rank] for s in scope.context["sources"]}
+    scope.values.update(span)  # the ranks' communication kernels are clipped to the span
+    busy = scope.table("ranks.busy", **span)
+    return CaptureAnswers(scope.rows("ranks.per_rank", **span), scope.rows("communication.overlap"),
+                          busy.column("start_ns").to_numpy(), busy.column("end_ns").to_numpy())
 
 
 def _offsets(scope: Scope, sources: list[RankSource], shared_clock: bool,
@@ -148,31 +261,22 @@ def _offsets(scope: Scope, sources: list[RankSource], shared_clock: bool,
     return offsets
 
 
-def analyse(scope: Scope, *, shared_clock: bool, offsets: dict[int, int] | None = None,
-            time_range: tuple[int, int] | None = None) -> dict[str, Any]:
+def analyse(captures: list[CaptureFacts], sources: list[RankSource], alignment: Alignment,
+            collectives: list[dict[str, Any]], answers: list[CaptureAnswers], family_set: RuleSet, *,
+            windowed: bool) -> dict[str, Any]:
     """The multi-rank summary (the aligned span, every GPU idle, per-rank NCCL and all-gather time), per-rank
-    blocks and per-collective skew, of the ranks' sources (the scope's context `sources`)."""
-    sources: list[RankSource] = scope.context["sources"]
-    clocks = _offsets(scope, sources, shared_clock, offsets or {})
-    scope.context["clocks"] = clocks
-    windows = [s.window for s in sources if s.window]
-    if time_range:
-        span_start, span_end = time_range
-    elif windows:
-        span_start = min(s.window[0] + clocks[s.rank]["offset_ns"] for s in sources if s.window)
-        span_end = max(s.window[1] + clocks[s.rank]["offset_ns"] for s in sources if s.window)
-    else:
-        bounds = scope.row("ranks.span")
-        if bounds["span_start"] is None:
-            raise InputError("no kernels in any rank")
-        span_start, span_end = int(bounds["span_start"]), int(bounds["span_end"])
+    blocks and per-collective skew, from every rank capture's answers, with the input files and the family rules
+    that name the communication kernels; `windowed`: a --range was given (each rank's step is then the span, not
+    its NVTX step)."""
+    clocks = alignment.clocks
+    span_start, span_end = alignment.span
     span = span_end - span_start
-    span_params = {"span_start": span_start, "span_end": span_end}
-    per_rank = {row["rank"]: row for row in scope.rows("ranks.per_rank", **span_params)}
-    scope.values.update(span_params)  # the ranks' communication kernels are clipped to the span
-    overlap = communication.by_device(scope, [str(source.rank) for source in sources])
-    busy = int(scope.row("ranks.all_idle", **span_params)["busy_union_ns"])
-    idle = span - busy
+    per_rank = {row["rank"]: row for answer in answers for row in answer.per_rank}
+    overlap = communication.by_device([row for answer in answers for row in answer.overlap],
+                                      [str(source.rank) for source in sources])
+    busy_starts, busy_ends = passes.merged(np.concatenate([a.busy_starts for a in answers]),
+                                           np.concatenate([a.busy_ends for a in answers]))
+    idle = span - int((busy_ends - busy_starts).sum())
     result: dict[str, Any] = {
         "aligned_profile_span_seconds": span / 1e9,
         "non_nccl_kernel_seconds_per_gpu": [int(per_rank.get(s.rank, {}).get("non_nccl_kernel_ns", 0)) / 1e9
@@ -181,7 +285,7 @@ def analyse(scope: Scope, *, shared_clock: bool, offsets: dict[int, int] | None 
     ranks = []
     for source in sources:
         row = per_rank.get(source.rank, {})
-        step = (source.window[1] - source.window[0]) if source.window and not time_range else span
+        step = (source.window[1] - source.window[0]) if source.window and not windowed else span
         union_percent = percent(row.get("kernel_union_ns", 0), step)
         result[f"rank{source.rank}_kernel_union_percent_of_rank_step"] = union_percent
         ranks.append({
@@ -205,8 +309,10 @@ def analyse(scope: Scope, *, shared_clock: bool, offsets: dict[int, int] | None 
     result["ranks"] = ranks
     result["communication"] = overlap[None]
     result["rank_labels"] = {str(s.rank): s.label for s in sources}
-    result["collectives"] = _collectives(scope.rows("ranks.collectives", ranks=len(sources)))
+    result["collectives"] = _collectives(collectives)
     result["aligned_span_ns"] = [span_start, span_end]
+    result["inputs"] = [found for capture in captures for found in capture.inputs]
+    result["family_set"] = rules_block(family_set)
     return result
 
 

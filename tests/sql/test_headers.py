@@ -84,9 +84,12 @@ def inputs(tmp_path_factory) -> Inputs:
     assert capture.kern_exec is not None and capture.nvtx is not None
     ncu_run = pipeline.Run(store.connect(), run.rule_set)  # its own connection: it builds scope_kernels too
     ncu = store.ingest_ncu(ncu_run.con, DATA / "ncu" / "h200_dit_raw_metrics.csv")
-    sources = ranks.assign(run.con, [capture])
+    facts = ranks.capture_facts(run.con, capture, None)
+    sources = ranks.assign([facts])
     rank_scope = sqlmodules.Scope(run.con, {"span_start": 12_000_000, "span_end": 22_000_000},
                                   {"sources": sources, "clocks": {s.rank: {"offset_ns": 0} for s in sources},
+                                   "nccl_kernels": {s.rank: d.nccl_kernels
+                                                    for s, d in zip(sources, facts.devices, strict=True)},
                                    "family_set": run.family_set}, pipeline.RANK_SUBSTITUTES)
     tiny_history(folder / "history")
     history_scope = sqlmodules.Scope(store.connect(), {

@@ -1,0 +1,14 @@
+-- ranks.kernels where only collective kernels are needed (it stands in for it in the store that aligns the
+-- ranks): every rank's rows of ranks.nccl_kernels, gathered from the ranks' own stores.
+-- filled by: nsight_ingest.analysis.ranks
+-- creates: rank_kernels
+--   rank         rank number
+--   stream_id    CUDA stream
+--   start_ns     kernel start, the rank's own clock (ns)
+--   end_ns       kernel end (ns)
+--   duration_ns  kernel duration (ns)
+--   name         kernel name
+--   collective   NCCL collective it runs (never NULL here: only collective kernels are gathered)
+--   ordinal      1.. per rank and collective in start order
+CREATE OR REPLACE TEMP TABLE rank_kernels (rank INTEGER, stream_id BIGINT, start_ns BIGINT, end_ns BIGINT,
+                                           duration_ns BIGINT, name VARCHAR, collective VARCHAR, ordinal BIGINT);
