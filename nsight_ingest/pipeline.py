@@ -512,7 +512,7 @@ def compare(run: Run, before: CaptureFiles | None, after: CaptureFiles | None, t
     for label in [key for key in parts_a if key in parts_b]:
         (a, kernels_a), (b, kernels_b) = parts_a[label], parts_b[label]
         compared[label] = with_keys(COMPARE, COMPARE.answer(a.summary, b.summary, a.launches, b.launches,
-                                                             kernels_a, kernels_b, options))
+                                                            kernels_a, kernels_b, options))
     if not compared:
         raise InputError(f"compare --by-nvtx {choice.by_nvtx!r}: no group is in both captures")
     if not choice.by_nvtx:

@@ -26,6 +26,7 @@ from nsight_ingest.pipeline import (
     Run,
     Sources,
     _not_empty,
+    connect,
     finish,
     open_capture,
     resolve,
@@ -65,9 +66,9 @@ def _opened(job: RankCapture, shared: Run | None) -> tuple[Run, store.Capture]:
         return kept
     run = Run(None, job.rule_set, job.family_set, sources=job.sources)
     try:
+        if job.threads:  # before the load: it is the load that runs on every thread
+            connect(run, [job.inputs]).execute(f"SET threads = {int(job.threads)}")
         capture = open_capture(run, job.inputs)
-        if job.threads:
-            run.con.execute(f"SET threads = {int(job.threads)}")
     except BaseException:
         _abandon(run)
         raise
@@ -195,7 +196,8 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
     _warn(run, [a.warnings for a in found])
     result = with_keys(RANKS, ranks.analyse(captures, sources, alignment, collectives, found, run.family_set,
                                                 windowed=window is not None))
-    key = _answer_key(run, resolved, options, compute=True) if use_cache else None
+    if use_cache and key is None:  # the inputs' hashes are known now: the tasks learnt them
+        key = _answer_key(run, resolved, options, compute=True)
     if key is not None:
         warning = store_cache.keep_answer(answers_folder, key, {"answer": result,
                                                                 "warnings": run.warnings[warned_before:]})
