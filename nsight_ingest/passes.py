@@ -12,6 +12,8 @@ writes operations in start order; an in-memory store does not keep that order).
 
 from __future__ import annotations
 
+from itertools import pairwise
+
 import numpy as np
 
 from nsight_ingest.sqlmodules import Columns as Rows
@@ -282,3 +284,41 @@ def rank_busy(rows: Rows) -> Rows:
     """The ranks' kernel intervals merged into disjoint busy intervals."""
     starts, ends = merged(column(rows, "s")[0], column(rows, "e")[0])
     return {"start_ns": starts.astype(np.int64), "end_ns": ends.astype(np.int64)}
+
+
+def lanes(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """For slices of one track sorted by start (then longest first): the lane of each, so that slices on one lane
+    nest or follow each other, and its depth on the lane. A slice goes to the first lane where it nests in the open
+    slice or follows it."""
+    lane = np.zeros(len(start), dtype=np.int64)
+    depth = np.zeros(len(start), dtype=np.int64)
+    if len(start) and np.all(start[1:] >= np.maximum.accumulate(end)[:-1]):  # one after another: the common case
+        return lane, depth
+    stacks: list[list[int]] = []  # per lane, the ends of its open slices, innermost last
+    for i, (s, e) in enumerate(zip(start.tolist(), end.tolist(), strict=True)):
+        chosen = None
+        for number, stack in enumerate(stacks):
+            while stack and stack[-1] <= s:
+                stack.pop()
+            if not stack or stack[-1] >= e:
+                chosen = number
+                break
+        if chosen is None:
+            chosen = len(stacks)
+            stacks.append([])
+        lane[i], depth[i] = chosen, len(stacks[chosen])
+        stacks[chosen].append(e)
+    return lane, depth
+
+
+@computes("timeline.lanes")
+def timeline_lanes(rows: Rows) -> Rows:
+    """The lane and depth of each slice of the tracks whose slices overlap (rows in order of track, then slice)."""
+    (track, _), (start, _), (end, _) = column(rows, "track"), column(rows, "start_ns"), column(rows, "end_ns")
+    lane = np.zeros(len(track), dtype=np.int64)
+    depth = np.zeros(len(track), dtype=np.int64)
+    bounds = [*np.flatnonzero(group_firsts([track])).tolist(), len(track)]
+    for first, last in pairwise(bounds):
+        lane[first:last], depth[first:last] = lanes(start[first:last], end[first:last])
+    return {"kind": np.asarray(rows["kind"], dtype=object), "slice_row": column(rows, "slice_row")[0],
+            "lane": lane, "depth": depth}

@@ -226,7 +226,8 @@ def capture_scope(run: Run, capture: store.Capture, window: windows.Window | Non
     """The scope of a capture, or of one window of it, for the SQL modules."""
     values = {"gpu_trace": capture.gpu_trace.trace_id,
               "kern_exec_trace": capture.kern_exec.trace_id if capture.kern_exec else None,
-              "api_trace": capture.api.trace_id if capture.api else None, "ncu_traces": []}
+              "api_trace": capture.api.trace_id if capture.api else None,
+              "nvtx_trace": capture.nvtx.trace_id if capture.nvtx else None, "ncu_traces": []}
     return Scope(run.con, values, {"window": window, "rule_set": run.rule_set, "family_set": run.family_set,
                                    "finding_set": run.finding_set},
                  WINDOW_SUBSTITUTES if window is not None else {})
@@ -234,7 +235,7 @@ def capture_scope(run: Run, capture: store.Capture, window: windows.Window | Non
 
 def ncu_scope(run: Run, ncu: list[store.Ingested]) -> Scope:
     """The scope of the launches profiled in ncu exports (each a kernel, in profiling order)."""
-    values = {"gpu_trace": None, "kern_exec_trace": None, "api_trace": None,
+    values = {"gpu_trace": None, "kern_exec_trace": None, "api_trace": None, "nvtx_trace": None,
               "ncu_traces": [i.trace_id for i in ncu]}
     return Scope(run.con, values, {"window": None, "rule_set": run.rule_set, "family_set": run.family_set},
                  {"scope.ops": "scope.ncu_ops"})

@@ -140,9 +140,9 @@ TIMELINE = Analysis(
     "timeline", "The capture as a Perfetto timeline: a process per GPU with a track per stream (each kernel with "
     "its component and family), API calls and NVTX ranges per thread, launch flows, busy and family counters, the "
     "largest gaps marked with their idle cause.", timeline.answer, "print_timeline",
-    modules=("timeline.gpu_slices", "timeline.cpu_slices", "timeline.nvtx_slices", "timeline.counters",
-             "timeline.threads", "launches.largest_gaps"),
-    keys=("gpu_slices", "cpu_slices", "nvtx_slices", "counters", "threads", "gaps", "window", "range_end_ns",
+    modules=("timeline.track_keys", "timeline.earliest_cuts", "timeline.edges", "timeline.begins", "timeline.ends",
+             "timeline.flows", "timeline.counters", "timeline.threads", "launches.largest_gaps"),
+    keys=("slices", "counters", "threads", "gaps", "window", "range_end_ns",
           "nvtx_window", "inputs", "rule_set"),
     options=(Option("top", "--top", 10, "how many of the largest gaps to mark", minimum=0, maximum=MOST),
              Option("bins", "--bins", 1000, "counter samples over the span (the busy and family counters' bins)",

@@ -150,6 +150,22 @@ def test_hand_built_capture_slice_by_slice(tmp_path, run_cli):
     assert answer["cut_at_ns"] is None and answer["time_offset_ns"] == 0
 
 
+@pytest.mark.parametrize("max_events", ["9", "1000"])
+def test_written_a_few_slices_at_a_time_the_file_is_the_same(tmp_path, run_cli, monkeypatch, max_events):
+    """The slices stay in the store and are read a stretch of time at a time: stretches of 2 slice starts (events
+    of one slice in different stretches, a cut among them) write the same bytes as one stretch."""
+    from nsight_ingest.report import timeline
+
+    gpu = hand_capture(tmp_path / "capture")
+    files = []
+    for part in (1 << 16, 2):
+        monkeypatch.setattr(timeline, "PART", part)
+        files.append(tmp_path / f"part_{part}.pftrace")
+        result = run_cli("timeline", gpu, "-o", files[-1], "--bins", "6", "--max-events", max_events)
+        assert result.code == 0, result.err
+    assert files[0].read_bytes() == files[1].read_bytes()
+
+
 def test_hand_built_capture_as_chrome_json(tmp_path, run_cli):
     gpu = hand_capture(tmp_path / "capture")
     result = run_cli("timeline", gpu, "-o", tmp_path / "hand.json", "--bins", "6")

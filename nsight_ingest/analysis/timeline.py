@@ -1,10 +1,15 @@
 """The rows a timeline of one capture (or window) is drawn from: GPU operations with their classes, API calls and
-launch flows, NVTX ranges, busy and family counters, the largest gaps with their idle cause. Drawing them is
+launch flows, NVTX ranges, busy and family counters, the largest gaps with their idle cause. The slices stay in the
+store, read a stretch of time at a time (millions of them as Python values would hold gigabytes). Drawing them is
 nsight_ingest.report.timeline's work."""
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
+import pyarrow as pa
 
 from nsight_ingest.analysis import idle, inputs_block, rule_set_block
 from nsight_ingest.errors import EmptyScope
@@ -21,20 +26,51 @@ def fill_groups(scope: Scope) -> None:
         scope.con.executemany("INSERT INTO timeline_groups VALUES (?, ?, ?, ?)", [list(g) for g in groups])
 
 
+NO_CUT_NS = 2**62  # a cut time after every slice (times lie within +-2^61 ns)
+
+
+@dataclass(frozen=True)
+class Slices:
+    """The GPU operations, API calls and NVTX ranges of a timeline, in the store (sql/timeline)."""
+
+    scope: Scope
+
+    def tracks(self) -> list[dict[str, Any]]:
+        """Each track's key, slices and lanes (timeline.track_keys)."""
+        return self.scope.rows("timeline.track_keys")
+
+    def earliest_cut_times(self, count: int) -> np.ndarray:
+        """The `count` earliest times at which slices happen as a cut takes them, in order."""
+        return self.scope.table("timeline.earliest_cuts", count=count).column("cut_ns").to_numpy()
+
+    def edges(self, parts: int) -> list[int]:
+        """Times that split the slices into `parts` parts of about as many starts each."""
+        return [] if parts < 2 else [r["edge_ns"] for r in self.scope.rows("timeline.edges", parts=parts)]
+
+    def begins(self, from_ns: int, to_ns: int, before_ns: int) -> pa.Table:
+        """The slices beginning in [from_ns, to_ns) that happen before `before_ns` (timeline.begins)."""
+        return self.scope.table("timeline.begins", from_ns=from_ns, to_ns=to_ns, before_ns=before_ns)
+
+    def ends(self, from_ns: int, to_ns: int, before_ns: int) -> pa.Table:
+        """The slices ending in [from_ns, to_ns) that happen before `before_ns` (timeline.ends)."""
+        return self.scope.table("timeline.ends", from_ns=from_ns, to_ns=to_ns, before_ns=before_ns)
+
+    def flows(self, before_ns: int) -> dict[str, Any]:
+        """The launch flows written and left out by a cut at `before_ns` (timeline.flows)."""
+        return self.scope.row("timeline.flows", before_ns=before_ns)
+
+
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
-    """The tracks' rows as Arrow tables (GPU slices, CPU slices, NVTX slices, counters), the thread names and the
-    `top` largest gaps with their cause, with the inputs and rule sets that made them; options: `bins` counter
-    samples over the span, `top` gaps."""
+    """The tracks' slices (left in the store), the counters as an Arrow table, the thread names and the `top`
+    largest gaps with their cause, with the inputs and rule sets that made them; options: `bins` counter samples
+    over the span, `top` gaps."""
     window = scope.context["window"]
-    gpu = scope.table("timeline.gpu_slices")
-    if gpu.num_rows == 0:
+    slices = Slices(scope)
+    if not any(track["kind"] == "gpu_slices" for track in slices.tracks()):
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     gaps = scope.rows("launches.largest_gaps", top=options["top"], calls=0)
     return {
-        "gpu_slices": gpu,
-        "cpu_slices": scope.table("timeline.cpu_slices"),
-        "nvtx_slices": scope.table("timeline.nvtx_slices",
-                                   nvtx_trace=capture.nvtx.trace_id if capture.nvtx else None),
+        "slices": slices,
         "counters": scope.table("timeline.counters", bins=options["bins"]),
         "threads": scope.rows("timeline.threads"),
         "gaps": [idle.gap_causes(gap, idle.unknown_causes(capture)) for gap in gaps],

@@ -18,7 +18,7 @@ import gzip
 import json
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from itertools import groupby
+from itertools import groupby, pairwise
 from pathlib import Path
 from typing import IO, Any
 
@@ -26,7 +26,8 @@ import numpy as np
 import pyarrow as pa
 import pyarrow.compute as pc
 
-from nsight_ingest import cache
+from nsight_ingest import cache, passes
+from nsight_ingest.analysis.timeline import NO_CUT_NS
 from nsight_ingest.errors import InputError
 from nsight_ingest.report import output_checked
 from nsight_ingest.report.text import duration
@@ -45,6 +46,11 @@ KINDS = ("gpu_slices", "gap_markers", "cpu_slices", "nvtx_slices")
 # the family counters.
 BUSY_RANK, STREAM_RANK, LANES, GAPS_RANK, FAMILY_RANK = 0, 1, 1000, 1_000_000_000, 1_500_000_000
 CHUNK = 1 << 16  # events turned into Python values at a time
+PART = 1 << 16  # slice starts read from the store at a time: their events are ordered in memory
+SLICE_KINDS = ("gpu_slices", "cpu_slices", "nvtx_slices")  # the kinds the store holds (gap markers are few)
+GPU_ARGUMENTS = ("op_kind", "name", "component", "sub_component", "family", "stream_id", "corr_id", "duration_ns",
+                 "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "transfer_bytes", "src_mem_kind",
+                 "dst_mem_kind", "nvtx_group")
 
 
 @dataclass
@@ -62,33 +68,33 @@ class Track:
 
 
 @dataclass
-class Slices:
-    """Slices of one kind, column-wise: times, track per slice, name, arguments and flows, per row."""
+class Markers:
+    """The largest gaps as slices (few: held here, where the other slices stay in the store)."""
 
-    kind: str  # one of KINDS
     start: np.ndarray
     end: np.ndarray
-    cut_time: np.ndarray  # the time a cut goes by: a kernel's launch call start (as windows take it), else start
     tracks: np.ndarray  # index into Timeline.tracks
     depth: np.ndarray  # nesting depth on its track (0: outermost)
-    name: Values | list[str]
-    columns: dict[str, Values | list[Any]]  # argument name -> its value per slice (None: no such argument)
-    flows_out: list[list[int]] | None = None
-    flow_in: Values | None = None
+    name: list[str]
+    columns: dict[str, list[Any]]  # argument name -> its value per marker
 
     def args(self, row: int) -> dict[str, Any]:
-        """The arguments of one slice (made when it is written: a dict per slice would hold gigabytes)."""
+        """The arguments of one marker."""
         return {name: values[row] for name, values in self.columns.items() if values[row] is not None}
 
 
 @dataclass
 class Timeline:
-    """Everything to write, tracks first."""
+    """What to write besides the slices the store holds: processes, tracks, gap markers, counter samples."""
 
     processes: dict[int, tuple[str, int]] = field(default_factory=dict)  # pid -> (name, rank)
     tracks: list[Track] = field(default_factory=list)
-    slices: list[Slices] = field(default_factory=list)
+    # per slice kind and track key (device and stream, or pid and tid), the track of each of its lanes
+    placed: dict[tuple[str, Any, Any], list[int]] = field(default_factory=dict)
+    markers: Markers | None = None
     samples: list[tuple[np.ndarray, np.ndarray, np.ndarray]] = field(default_factory=list)  # (ts, value, track)
+    slices: int = 0  # GPU operations, API calls and NVTX ranges
+    earliest_ns: int | None = None  # the earliest start of a slice, marker or sample
 
     def track(self, pid: int, name: str, rank: int, **kwargs: Any) -> int:
         """Add a track (in JSON a thread of its own unless it is a thread's); its index."""
@@ -101,58 +107,8 @@ def _column(table: pa.Table, name: str) -> list[Any]:
     return table.column(name).to_pylist()
 
 
-class Values:
-    """A column of slice values held compactly, read one at a time: text dictionary-encoded, integers in a numpy
-    array with their nulls apart (a Python object per value would take gigabytes for millions of slices)."""
-
-    def __init__(self, column: pa.ChunkedArray) -> None:
-        array = column.combine_chunks()
-        self.text = pa.types.is_string(array.type) or pa.types.is_large_string(array.type)
-        if self.text:
-            encoded = array.dictionary_encode()
-            self.codes = pc.fill_null(encoded.indices, -1).to_numpy()
-            self.words = [*encoded.dictionary.to_pylist(), None]  # code -1: null
-        else:
-            self.nulls = array.is_null().to_numpy(zero_copy_only=False)
-            self.numbers = pc.fill_null(array, 0).to_numpy()
-
-    def __getitem__(self, row: int) -> Any:
-        if self.text:
-            return self.words[self.codes[row]]
-        return None if self.nulls[row] else int(self.numbers[row])
-
-
-def _values(table: pa.Table, name: str) -> Values:
-    return Values(table.column(name))
-
-
 def _times(table: pa.Table, name: str) -> np.ndarray:
     return table.column(name).to_numpy().astype(np.int64)
-
-
-def lanes(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """For slices of one track sorted by start (then longest first): the lane of each, so that slices on one lane
-    nest or follow each other, and its depth on the lane. A slice goes to the first lane where it nests in the open
-    slice or follows it."""
-    lane = np.zeros(len(start), dtype=np.int64)
-    depth = np.zeros(len(start), dtype=np.int64)
-    if len(start) and np.all(start[1:] >= np.maximum.accumulate(end)[:-1]):  # one after another: the common case
-        return lane, depth
-    stacks: list[list[int]] = []  # per lane, the ends of its open slices, innermost last
-    for i, (s, e) in enumerate(zip(start.tolist(), end.tolist(), strict=True)):
-        chosen = None
-        for number, stack in enumerate(stacks):
-            while stack and stack[-1] <= s:
-                stack.pop()
-            if not stack or stack[-1] >= e:
-                chosen = number
-                break
-        if chosen is None:
-            chosen = len(stacks)
-            stacks.append([])
-        lane[i], depth[i] = chosen, len(stacks[chosen])
-        stacks[chosen].append(e)
-    return lane, depth
 
 
 def _runs(keys: list[Any]) -> Iterator[tuple[int, int]]:
@@ -164,96 +120,61 @@ def _runs(keys: list[Any]) -> Iterator[tuple[int, int]]:
         first += length
 
 
-def _place(timeline: Timeline, keys: list[Any], start: np.ndarray, end: np.ndarray,
-           new_track: Any) -> tuple[np.ndarray, np.ndarray]:
-    """The track index and depth of each slice: slices of one key (rows in order of key, then start) share a
-    track, lanes beyond the first get tracks of their own; `new_track(key, lane)` adds a track, its index."""
-    tracks = np.zeros(len(start), dtype=np.int64)
-    depth = np.zeros(len(start), dtype=np.int64)
-    for first, last in _runs(keys):
-        lane, depth[first:last] = lanes(start[first:last], end[first:last])
-        made = [new_track(keys[first], number) for number in range(int(lane.max()) + 1)]
-        tracks[first:last] = np.array(made)[lane]
-    return tracks, depth
-
-
 def _lane_name(name: str, lane: int) -> str:
     return name if lane == 0 else f"{name} (overlapping {lane})"
 
 
-def _gpu(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int]) -> None:
-    gpu: pa.Table = rows["gpu_slices"]
-    start = _times(gpu, "start_ns")
-    end = start + _times(gpu, "duration_ns")
-    devices, streams = _column(gpu, "device"), _column(gpu, "stream_id")
+def _thread_key(pid: int | None, tid: int | None) -> tuple[int, int | None]:
+    """A thread's key (UNKNOWN_PID where the export names no process)."""
+    return UNKNOWN_PID if pid is None else pid, tid
+
+
+def _gpu(timeline: Timeline, keys: list[dict[str, Any]], device_pids: dict[str, int]) -> None:
+    """A track per stream of each device (and per lane of overlapping kernels), in order of stream."""
     streams_before: dict[str, int] = {}  # per device, its streams placed so far: a stream's place among them
-
-    def stream_track(key: tuple[str, int | None], lane: int) -> int:
-        device, stream = key
-        if lane == 0:
-            streams_before[device] = streams_before.get(device, -1) + 1
-        name = _lane_name(f"Stream {stream if stream is not None else '?'}", lane)
-        return timeline.track(device_pids[device], name, STREAM_RANK + streams_before[device] * LANES + lane)
-
-    tracks, depth = _place(timeline, list(zip(devices, streams, strict=True)), start, end, stream_track)
-    names = ("op_kind", "name", "component", "sub_component", "family", "stream_id", "corr_id", "duration_ns",
-             "grid_x", "grid_y", "grid_z", "block_x", "block_y", "block_z", "transfer_bytes", "src_mem_kind",
-             "dst_mem_kind", "nvtx_group")
-    columns = {"full_name" if name == "name" else name: _values(gpu, name) for name in names}
-    timeline.slices.append(Slices("gpu_slices", start, end, _times(gpu, "launch_or_start_ns"), tracks, depth,
-                                  _values(gpu, "short_name"), columns, flow_in=_values(gpu, "flow_id")))
-
-
-def _thread_keys(table: pa.Table) -> list[tuple[int, int | None]]:
-    """(pid, tid) of each row (UNKNOWN_PID where the export names no process)."""
-    return [(UNKNOWN_PID if pid is None else pid, tid)
-            for pid, tid in zip(_column(table, "pid"), _column(table, "tid"), strict=True)]
+    for key in keys:
+        device, stream = key["device"], key["stream_id"]
+        streams_before[device] = streams_before.get(device, -1) + 1
+        name = f"Stream {stream if stream is not None else '?'}"
+        timeline.placed[("gpu_slices", device, stream)] = [
+            timeline.track(device_pids[device], _lane_name(name, lane),
+                           STREAM_RANK + streams_before[device] * LANES + lane) for lane in range(key["lanes"])]
 
 
 def _threads(timeline: Timeline, rows: dict[str, Any],
-             keys: list[list[tuple[int, int | None]]]) -> dict[tuple[int, int | None], str]:
+             keys: list[tuple[int, int | None]]) -> dict[tuple[int, int | None], str]:
     """Each thread of `keys` with its name (its API trace name, else 'Thread TID'), its process registered."""
     names = {(r["pid"], r["tid"]): r["thread_name"] for r in rows["threads"]}
     found: dict[tuple[int, int | None], str] = {}
-    for table_keys in keys:
-        for pid, tid in table_keys:
-            if (pid, tid) not in found:
-                found[(pid, tid)] = names.get((pid, tid)) or f"Thread {tid if tid is not None else '?'}"
-                main = names.get((pid, pid))  # the thread whose id is the process's names it
-                name = "Unknown process" if pid == UNKNOWN_PID else f"{main} (pid {pid})" if main else f"Process {pid}"
-                timeline.processes.setdefault(pid, (name, 1000 + len(timeline.processes)))
+    for pid, tid in keys:
+        if (pid, tid) not in found:
+            found[(pid, tid)] = names.get((pid, tid)) or f"Thread {tid if tid is not None else '?'}"
+            main = names.get((pid, pid))  # the thread whose id is the process's names it
+            name = "Unknown process" if pid == UNKNOWN_PID else f"{main} (pid {pid})" if main else f"Process {pid}"
+            timeline.processes.setdefault(pid, (name, 1000 + len(timeline.processes)))
     return found
 
 
-def _cpu(timeline: Timeline, rows: dict[str, Any]) -> None:
-    tables = ((rows["cpu_slices"], False), (rows["nvtx_slices"], True))
-    thread_keys = [_thread_keys(table) for table, _ in tables]
-    thread_names = _threads(timeline, rows, thread_keys)
+def _cpu(timeline: Timeline, rows: dict[str, Any], keys: dict[str, list[dict[str, Any]]]) -> None:
+    """Per thread, a track of its API calls (its own track) and one of its NVTX ranges, each with lanes."""
+    thread_keys = {kind: [_thread_key(k["pid"], k["tid"]) for k in keys[kind]]
+                   for kind in ("cpu_slices", "nvtx_slices")}
+    thread_names = _threads(timeline, rows, thread_keys["cpu_slices"] + thread_keys["nvtx_slices"])
     order = {key: number for number, key in enumerate(sorted(thread_names, key=lambda k: (k[0], k[1] or 0)))}
-    for (table, nvtx), keys in zip(tables, thread_keys, strict=True):
-        start = _times(table, "start_ns")
-        end = _times(table, "end_ns") if nvtx else start + _times(table, "duration_ns")
-
-        def thread_track(key: tuple[int, int | None], lane: int, nvtx: bool = nvtx) -> int:
-            pid, tid = key
-            thread = thread_names[key]
-            rank = 2 * order[key] + (1 if nvtx else 0)
-            if nvtx:
-                return timeline.track(pid, _lane_name(f"NVTX · {thread}", lane), rank)
-            if lane == 0 and tid is not None:  # the thread's own track
-                return timeline.track(pid, thread, rank, tid=tid)
-            return timeline.track(pid, _lane_name(f"CUDA API · {thread}", lane), rank)
-
-        tracks, depth = _place(timeline, keys, start, end, thread_track)
-        if nvtx:
-            columns = {"level": _values(table, "level"), "duration_ns": (end - start).tolist()}
-            timeline.slices.append(Slices("nvtx_slices", start, end, start, tracks, depth, _values(table, "name"),
-                                          columns))
-        else:
-            columns = {name: _values(table, name) for name in ("kind", "corr_id", "duration_ns")}
-            timeline.slices.append(Slices("cpu_slices", start, end, start, tracks, depth, _values(table, "name"),
-                                          columns,
-                                          flows_out=_column(table, "flow_ids")))
+    for kind, nvtx in (("cpu_slices", False), ("nvtx_slices", True)):
+        for key, track_key in zip(keys[kind], thread_keys[kind], strict=True):
+            pid, tid = track_key
+            thread = thread_names[track_key]
+            rank = 2 * order[track_key] + (1 if nvtx else 0)
+            made = []
+            for lane in range(key["lanes"]):
+                if nvtx:
+                    made.append(timeline.track(pid, _lane_name(f"NVTX · {thread}", lane), rank))
+                elif lane == 0 and tid is not None:  # the thread's own track
+                    made.append(timeline.track(pid, thread, rank, tid=tid))
+                else:
+                    made.append(timeline.track(pid, _lane_name(f"CUDA API · {thread}", lane), rank))
+            timeline.placed[(kind, *track_key)] = made
 
 
 def _counters(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int]) -> None:
@@ -283,33 +204,44 @@ def _gaps(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int])
         return
     start = np.array([g["gap_start_ns"] for g in gaps], dtype=np.int64)
     end = np.array([g["gap_end_ns"] for g in gaps], dtype=np.int64)
-
-    def gap_track(device: str, lane: int) -> int:
-        return timeline.track(device_pids[device], _lane_name("Largest idle gaps", lane), GAPS_RANK + lane)
-
-    tracks, depth = _place(timeline, [g["device"] for g in gaps], start, end, gap_track)
+    tracks = np.zeros(len(gaps), dtype=np.int64)
+    depth = np.zeros(len(gaps), dtype=np.int64)
+    for first, last in _runs([g["device"] for g in gaps]):
+        lane, depth[first:last] = passes.lanes(start[first:last], end[first:last])
+        made = [timeline.track(device_pids[gaps[first]["device"]], _lane_name("Largest idle gaps", number),
+                               GAPS_RANK + number) for number in range(int(lane.max()) + 1)]
+        tracks[first:last] = np.array(made)[lane]
     names = [f"idle {duration(g['gap_ns'], precise=True)}: {(g['idle_cause'] or 'unknown').replace('_', ' ')}"
              for g in gaps]
     keys = ("gap_ns", "idle_cause", "memory_transfer_ns", "synchronization_ns", "cpu_launch_ns", "other_ns",
             "before", "before_component", "after", "after_component", "stream_id")
-    timeline.slices.append(Slices("gap_markers", start, end, start, tracks, depth, names,
-                                  {key: [g[key] for g in gaps] for key in keys}))
+    timeline.markers = Markers(start, end, tracks, depth, names, {key: [g[key] for g in gaps] for key in keys})
 
 
 def build(rows: dict[str, Any]) -> Timeline:
-    """The tracks, slices and counter samples of a timeline's rows (nsight_ingest.analysis.timeline)."""
+    """The processes and tracks of a timeline's rows (nsight_ingest.analysis.timeline), its gap markers and counter
+    samples."""
     timeline = Timeline()
-    gpu: pa.Table = rows["gpu_slices"]
-    devices = sorted(set(pc.unique(gpu.column("device")).to_pylist())
-                     | set(pc.unique(rows["counters"].column("device")).to_pylist()),
+    keys: dict[str, list[dict[str, Any]]] = {kind: [] for kind in SLICE_KINDS}
+    for key in rows["slices"].tracks():
+        keys[key["kind"]].append(key)
+    for found in keys.values():
+        found.sort(key=lambda k: k["first_row"])
+    devices = sorted({k["device"] for k in keys["gpu_slices"]} | set(pc.unique(rows["counters"].column("device"))
+                                                                       .to_pylist()),
                      key=lambda d: (d.rsplit("(", 1)[-1].rstrip(")").zfill(8), d))
     device_pids = {device: GPU_PID_BASE + number for number, device in enumerate(devices)}
     for device, pid in device_pids.items():
         timeline.processes[pid] = (device, pid - GPU_PID_BASE)
     _counters(timeline, rows, device_pids)
-    _gpu(timeline, rows, device_pids)
+    _gpu(timeline, keys["gpu_slices"], device_pids)
     _gaps(timeline, rows, device_pids)
-    _cpu(timeline, rows)
+    _cpu(timeline, rows, keys)
+    timeline.slices = sum(k["slices"] for found in keys.values() for k in found)
+    firsts = [k["first_start_ns"] for found in keys.values() for k in found] + \
+        [int(ts[0]) for ts, _, _ in timeline.samples if len(ts)] + \
+        ([int(timeline.markers.start.min())] if timeline.markers else [])
+    timeline.earliest_ns = min(firsts, default=None)
     return timeline
 
 
@@ -321,78 +253,82 @@ class Cut:
     total: int  # slices and counter samples of the whole timeline
 
 
-def cut(timeline: Timeline, max_events: int) -> Cut:
+def cut(timeline: Timeline, slices: Any, max_events: int) -> Cut:
     """The latest time before which the slices and counter samples that start, with a closing sample for each counter
-    cut short, are at most `max_events`."""
-    starts = np.sort(np.concatenate([s.cut_time for s in timeline.slices] + [ts for ts, _, _ in timeline.samples] or
-                                    [np.zeros(0, dtype=np.int64)]))
-    if len(starts) <= max_events:
-        return Cut(None, len(starts))
+    cut short, are at most `max_events` (`slices`: where the timeline's slices are, analysis.timeline.Slices)."""
+    marks = [ts for ts, _, _ in timeline.samples] + ([timeline.markers.start] if timeline.markers else [])
+    total = timeline.slices + sum(len(m) for m in marks)
+    if total <= max_events:
+        return Cut(None, total)
+    # the earliest max_events + 1 of all: the slices' earliest that many and every mark (few) hold them
+    starts = np.sort(np.concatenate([slices.earliest_cut_times(max_events + 1), *marks]))
     index = max_events
     while True:
         at = int(starts[index])
         closing = sum(1 for ts, _, _ in timeline.samples if len(ts) and ts[0] < at <= ts[-1])
         over = int(np.searchsorted(starts, at)) + closing - max_events
         if over <= 0 or index == 0:
-            return Cut(at, len(starts))
+            return Cut(at, total)
         index = max(0, index - over)
 
 
-def _kept(times: np.ndarray, before: int | None) -> np.ndarray:
-    """The rows whose time lies before the cut (all without one)."""
-    return np.nonzero(times < before)[0] if before is not None else np.arange(len(times))
+@dataclass
+class _Part:
+    """The events of one stretch of time, column-wise: what orders them and where each one's slice is."""
 
+    ts: list[np.ndarray] = field(default_factory=list)
+    phase: list[np.ndarray] = field(default_factory=list)
+    second: list[np.ndarray] = field(default_factory=list)
+    third: list[np.ndarray] = field(default_factory=list)
+    group: list[np.ndarray] = field(default_factory=list)  # the events' kind, begins before ends: ties keep it
+    row: list[np.ndarray] = field(default_factory=list)
+    source: list[np.ndarray] = field(default_factory=list)
+    position: list[np.ndarray] = field(default_factory=list)
 
-def _events(timeline: Timeline, before: int | None) -> Iterator[tuple[bool, int, int, int]]:
-    """(whether it ends a slice, kind index or -1 - counter index for samples, row (-1: a counter's closing 0),
-    timestamp) of every event to write, in time order."""
-    ts, phase, second, third, kind, row, ends = [], [], [], [], [], [], []
-    for number, slices in enumerate(timeline.slices):
-        keep = _kept(slices.cut_time, before)
-        s, e, d = slices.start[keep], slices.end[keep], slices.depth[keep]
-        zero = s == e
-        ts += [s, e]
-        phase += [np.where(zero, ZERO_LENGTH, BEGIN), np.where(zero, ZERO_LENGTH, END)]
+    def slices(self, source: int, group: int | np.ndarray, start: np.ndarray, end: np.ndarray, depth: np.ndarray,
+               row: np.ndarray, is_end: bool, position: np.ndarray | None = None) -> None:
+        """Add the begins (or ends) of slices; `row` is their place in their kind's order, `position` where the
+        source holds each (default: 0, 1, ...)."""
+        zero = start == end
         # the outer of two slices starting together begins first and the inner ends first; a zero-length slice
         # ends right after it begins
-        second += [np.where(zero, 2 * keep, -e), np.where(zero, 2 * keep + 1, -s)]
-        third += [d, -d]
-        kind.append(np.full(2 * len(keep), number))
-        row += [keep, keep]
-        ends += [np.zeros(len(keep), dtype=bool), np.ones(len(keep), dtype=bool)]
-    for number, (times, _, _) in enumerate(timeline.samples):
-        keep = _kept(times, before)
-        if len(keep) and len(keep) < len(times):  # a counter cut short closes at 0 where the cut falls
-            keep = np.append(keep, -1)
-        ts.append(np.where(keep < 0, before or 0, times[keep]))
-        phase.append(np.full(len(keep), SAMPLE))
-        second.append(np.zeros(len(keep), dtype=np.int64))
-        third.append(np.zeros(len(keep), dtype=np.int64))
-        kind.append(np.full(len(keep), -1 - number))
-        row.append(keep)
-        ends.append(np.zeros(len(keep), dtype=bool))
-    if not ts:
-        return
-    ts_all, kind_all, row_all, ends_all = (np.concatenate(a) for a in (ts, kind, row, ends))
-    order = np.lexsort((np.concatenate(third), np.concatenate(second), np.concatenate(phase), ts_all))
-    for first in range(0, len(order), CHUNK):  # Python ints a chunk at a time: millions of them hold gigabytes
-        part = order[first:first + CHUNK]
-        yield from zip(ends_all[part].tolist(), kind_all[part].tolist(), row_all[part].tolist(),
-                       ts_all[part].tolist(), strict=True)
+        self.ts.append(end if is_end else start)
+        self.phase.append(np.where(zero, ZERO_LENGTH, END if is_end else BEGIN))
+        self.second.append(np.where(zero, 2 * row + (1 if is_end else 0), -start if is_end else -end))
+        self.third.append(-depth if is_end else depth)
+        self._where(source, group, row, position)
+
+    def samples(self, source: int, group: int, ts: np.ndarray, row: np.ndarray) -> None:
+        """Add counter samples (row -1: a counter's closing 0, after its others)."""
+        self.ts.append(ts)
+        self.phase.append(np.full(len(ts), SAMPLE))
+        self.second.append(np.zeros(len(ts), dtype=np.int64))
+        self.third.append(np.zeros(len(ts), dtype=np.int64))
+        self._where(source, group, np.where(row < 0, np.iinfo(np.int64).max, row), position=row)
+
+    def _where(self, source: int, group: int | np.ndarray, row: np.ndarray, position: np.ndarray | None = None
+               ) -> None:
+        self.group.append(np.zeros(len(row), dtype=np.int64) + group)
+        self.row.append(row)
+        self.source.append(np.full(len(row), source))
+        self.position.append(np.arange(len(row)) if position is None else position)
+
+    def ordered(self) -> Iterator[tuple[int, int, int]]:
+        """(source, position, timestamp) of each event, in the order they are written."""
+        if not self.ts:
+            return
+        ts, source, position = (np.concatenate(a) for a in (self.ts, self.source, self.position))
+        order = np.lexsort([np.concatenate(a) for a in (self.row, self.group, self.third, self.second, self.phase)]
+                           + [ts])
+        for first in range(0, len(order), CHUNK):  # Python ints a chunk at a time
+            part = order[first:first + CHUNK]
+            yield from zip(source[part].tolist(), position[part].tolist(), ts[part].tolist(), strict=True)
 
 
-def _kept_flows(timeline: Timeline, before: int | None) -> set[int]:
-    """The flows whose launch call and kernel are both written."""
-    starts, ends = set(), set()
-    for slices in timeline.slices:
-        keep = _kept(slices.cut_time, before)
-        if slices.flows_out is not None:
-            starts.update(f for i in keep.tolist() for f in slices.flows_out[i])
-        if slices.flow_in is not None:
-            ends.update(slices.flow_in.numbers[keep][~slices.flow_in.nulls[keep]].tolist())
-    return starts & ends
-
-
+def _parts(timeline: Timeline, slices: Any) -> list[tuple[int, int]]:
+    """The stretches of time written one after another: each holds about PART slice starts."""
+    edges = slices.edges(-(-timeline.slices // PART))
+    return list(pairwise([np.iinfo(np.int64).min, *edges, np.iinfo(np.int64).max]))
 class _ProtoWriter:
     """Perfetto TrackEvent packets on one sequence, event names and argument names and values interned; packets
     are serialized a batch at a time (serialized Trace messages one after another make one Trace)."""
@@ -492,8 +428,9 @@ class _ProtoWriter:
                 self._annotate(scratch, packet, key, value)
             serialized = self.constant[constant] = scratch.SerializeToString()
         event.MergeFromString(serialized)
-        for key in self.VARYING.intersection(args):
-            self._annotate(event, packet, key, args[key])
+        for key, value in args.items():  # in argument order: the same input makes the same bytes
+            if key in self.VARYING:
+                self._annotate(event, packet, key, value)
         event.flow_ids.extend(flows_out)
         if flow_in is not None:
             event.terminating_flow_ids.append(flow_in)
@@ -580,41 +517,131 @@ def _checked(path: Path, protected: list[str]) -> str:
     return "json" if stem.lower().endswith(".json") else "perfetto"
 
 
+@dataclass
+class _Begun:
+    """A part's slices of one kind as Python values: what writing their begins needs."""
+
+    tracks: list[int]
+    names: list[str]
+    ends: list[int]
+    columns: list[tuple[str, list[Any]]]  # argument name, its value per slice (None: no such argument)
+    flows_out: list[list[int]] | None = None
+    flow_in: list[int | None] | None = None
+
+    def args(self, row: int) -> dict[str, Any]:
+        """The arguments of one slice (made when it is written: a dict per slice would hold gigabytes)."""
+        return {name: values[row] for name, values in self.columns if values[row] is not None}
+
+
+def _begun(timeline: Timeline, kind: str, table: pa.Table) -> _Begun:
+    lanes, ends = _column(table, "lane"), _column(table, "end_ns")
+    if kind == "gpu_slices":
+        keys: Iterator[tuple[Any, Any]] = zip(_column(table, "device"), _column(table, "stream_id"), strict=True)
+    else:
+        keys = (_thread_key(pid, tid) for pid, tid in zip(_column(table, "pid"), _column(table, "tid"), strict=True))
+    tracks = [timeline.placed[(kind, *key)][lane] for key, lane in zip(keys, lanes, strict=True)]
+    if kind == "gpu_slices":
+        columns = [("full_name" if name == "name" else name, _column(table, name)) for name in GPU_ARGUMENTS]
+        return _Begun(tracks, _column(table, "short_name"), ends, columns, flow_in=_column(table, "flow_id"))
+    if kind == "cpu_slices":
+        columns = [(name, _column(table, name)) for name in ("kind", "corr_id", "duration_ns")]
+        return _Begun(tracks, _column(table, "name"), ends, columns, flows_out=_column(table, "flow_ids"))
+    lengths = (_times(table, "end_ns") - _times(table, "start_ns")).tolist()
+    return _Begun(tracks, _column(table, "name"), ends, [("level", _column(table, "level")), ("duration_ns", lengths)])
+
+
+# Where a part's event comes from: the begins of a kind (its number in KINDS), any slice's end, a gap marker's end,
+# a counter's samples (SAMPLES + the counter's number).
+SLICE_END, MARKER_END, SAMPLES = len(KINDS), len(KINDS) + 1, len(KINDS) + 2
+MARKERS = KINDS.index("gap_markers")
+
+
+def _part(timeline: Timeline, begins: pa.Table, ends: pa.Table, low: int, high: int, before: int
+          ) -> tuple[_Part, dict[int, _Begun]]:
+    """The events of [low, high) in order, and the slices that begin there."""
+    part, begun = _Part(), {}
+    for kind in SLICE_KINDS:
+        number = KINDS.index(kind)
+        table = begins.filter(pc.equal(begins.column("slice_kind"), kind))
+        if table.num_rows:
+            begun[number] = _begun(timeline, kind, table)
+            part.slices(number, 2 * number, _times(table, "start_ns"), _times(table, "end_ns"),
+                        _times(table, "depth"), _times(table, "slice_row"), False)
+    if ends.num_rows:
+        kinds = np.array([KINDS.index(kind) for kind in _column(ends, "kind")], dtype=np.int64)
+        part.slices(SLICE_END, 2 * kinds + 1, _times(ends, "start_ns"), _times(ends, "end_ns"), _times(ends, "depth"),
+                    _times(ends, "slice_row"), True)
+    markers = timeline.markers
+    if markers is not None:
+        for source, times, is_end in ((MARKERS, markers.start, False), (MARKER_END, markers.end, True)):
+            rows = np.flatnonzero((times >= low) & (times < high) & (markers.start < before))
+            part.slices(source, 2 * MARKERS + is_end, markers.start[rows], markers.end[rows], markers.depth[rows],
+                        rows, is_end, position=rows)
+    for number, (times, _, _) in enumerate(timeline.samples):
+        rows = np.flatnonzero((times >= low) & (times < high) & (times < before))
+        closing = low <= before < high and 0 < np.count_nonzero(times < before) < len(times)
+        if closing:  # a counter cut short closes at 0 where the cut falls
+            rows = np.append(rows, -1)
+        part.samples(SAMPLES + number, 2 * len(KINDS) + number, np.where(rows < 0, before, times[rows]), rows)
+    return part, begun
+
+
+def _written(writer: Any, timeline: Timeline, slices: Any, before: int, split: set[int]) -> dict[str, int]:
+    """Write every event, a part at a time; how many of each kind."""
+    counts = dict.fromkeys(KINDS, 0) | {"counter_samples": 0}
+    for low, high in _parts(timeline, slices):
+        ends = slices.ends(low, high, before)
+        part, begun = _part(timeline, slices.begins(low, high, before), ends, low, high, before)
+        end_tracks: list[int] = []
+        if ends.num_rows:
+            keys = [("gpu_slices", device, stream) if kind == "gpu_slices" else (kind, *_thread_key(pid, tid))
+                    for kind, device, stream, pid, tid in zip(*(_column(ends, name) for name in (
+                        "kind", "device", "stream_id", "pid", "tid")), strict=True)]
+            end_tracks = [timeline.placed[key][lane] for key, lane in zip(keys, _column(ends, "lane"), strict=True)]
+        for source, row, ts in part.ordered():
+            if source >= SAMPLES:
+                _, values, tracks = timeline.samples[source - SAMPLES]
+                writer.sample(timeline.tracks[tracks[0]], ts, 0.0 if row < 0 else float(values[row]))
+                counts["counter_samples"] += 1
+            elif source == SLICE_END:
+                writer.slice_end(timeline.tracks[end_tracks[row]], ts)
+            elif source == MARKER_END:
+                writer.slice_end(timeline.tracks[timeline.markers.tracks[row]], ts)
+            elif source == MARKERS:
+                markers = timeline.markers
+                writer.slice_begin(timeline.tracks[markers.tracks[row]], ts, int(markers.end[row]), markers.name[row],
+                                   markers.args(row), [], None)
+                counts["gap_markers"] += 1
+            else:
+                found = begun[source]
+                flows_out = [f for f in found.flows_out[row] if f not in split] if found.flows_out else []
+                flow_in = found.flow_in[row] if found.flow_in is not None else None
+                writer.slice_begin(timeline.tracks[found.tracks[row]], ts, found.ends[row], found.names[row],
+                                   found.args(row), flows_out, None if flow_in in split else flow_in)
+                counts[KINDS[source]] += 1
+    return counts
+
+
 def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
     """Write the timeline of `rows` (nsight_ingest.analysis.timeline) to `path` (Chrome JSON for a `.json` path,
     else Perfetto protobuf; gzipped for a `.gz` one), whole or not at all, never over an input; what it holds, and
     a warning when it was cut."""
     form = _checked(path, [i["path"] for i in rows["inputs"]])
+    slices = rows["slices"]
     timeline = build(rows)
-    where = cut(timeline, max_events)
-    starts = [s.start for s in timeline.slices if len(s.start)] + [ts for ts, _, _ in timeline.samples if len(ts)]
-    earliest = min((int(a.min()) for a in starts), default=0)
+    where = cut(timeline, slices, max_events)
+    earliest = timeline.earliest_ns or 0
     offset = -earliest if earliest < 0 else 0  # both formats count time from 0
-    flows = _kept_flows(timeline, where.at_ns)
+    before = NO_CUT_NS if where.at_ns is None else where.at_ns
+    flows = slices.flows(before)
     metadata = {"window": rows["window"], "inputs": rows["inputs"], "rule_set": rows["rule_set"],
                 "time_offset_ns": offset, "cut_at_ns": where.at_ns}
-    counts = dict.fromkeys(KINDS, 0) | {"counter_samples": 0}
     try:
         with cache.whole(path) as partial, \
                 gzip.open(partial, "wb") if path.suffix.lower() == ".gz" else open(partial, "wb") as out:
             writer = (_JsonWriter if form == "json" else _ProtoWriter)(out, offset)
             writer.tracks(timeline)
-            for is_end, kind, row, ts in _events(timeline, where.at_ns):
-                if kind < 0:
-                    _, values, tracks = timeline.samples[-1 - kind]
-                    writer.sample(timeline.tracks[tracks[0]], ts, 0.0 if row < 0 else float(values[row]))
-                    counts["counter_samples"] += 1
-                    continue
-                slices = timeline.slices[kind]
-                track = timeline.tracks[slices.tracks[row]]
-                if is_end:
-                    writer.slice_end(track, ts)
-                    continue
-                flows_out = [f for f in slices.flows_out[row] if f in flows] if slices.flows_out else []
-                flow_in = slices.flow_in[row] if slices.flow_in is not None and slices.flow_in[row] in flows else None
-                writer.slice_begin(track, ts, int(slices.end[row]), slices.name[row], slices.args(row), flows_out,
-                                   flow_in)
-                counts[slices.kind] += 1
+            counts = _written(writer, timeline, slices, before, set(flows["split_flows"]))
             writer.close(metadata)
     except OSError as exc:
         raise InputError(f"{path}: cannot write the timeline ({exc.strerror or exc})") from None
@@ -626,5 +653,5 @@ def write(rows: dict[str, Any], path: Path, max_events: int) -> dict[str, Any]:
         f"{where.at_ns:,} ns, {written:,} written (what was launched or started before it, and each counter closed "
         f"at 0 there); see the rest with {rest}"]
     return {"output": str(path), "format": form, "bytes": path.stat().st_size,
-            "events": {**counts, "flows": len(flows)}, "tracks": len(timeline.tracks),
+            "events": {**counts, "flows": flows["written_flows"]}, "tracks": len(timeline.tracks),
             "processes": len(timeline.processes), **metadata, "warnings": warnings}

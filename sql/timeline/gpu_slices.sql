@@ -1,8 +1,10 @@
--- One slice per GPU operation of the scope, in stream order, with the flow arrow that ends at it (from its launch
+-- One slice per GPU operation of the scope, numbered in stream order, with the flow arrow that ends at it (from its launch
 -- call) and, for a timeline drawn --by-nvtx, its group (the innermost range of timeline_groups holding the time it
 -- happened as windows take it: its kern_exec row's launch call start, else its GPU start).
+-- Stored in start order: a stretch of time is read without reading the rest (the timeline is written so).
 -- requires: timeline.ops, timeline.launch_flows, timeline.groups
--- returns: rows
+-- creates: timeline_gpu_slices
+--   slice_row       its place among the scope's operations in order of device, stream, start (0, 1, ...)
 --   op_kind         kernel | memcpy | memset | other
 --   device          device label
 --   device_index    the number of the device label (NULL when it has none)
@@ -24,10 +26,12 @@
 --   transfer_bytes  memcpy or memset size (bytes)
 --   src_mem_kind    memcpy source memory kind
 --   dst_mem_kind    memcpy or memset destination memory kind
+--   end_ns          GPU end (ns)
 --   flow_id         timeline_launch_flows.flow_id of its launch call; NULL when no launch row names it
 --   nvtx_group      its group with --by-nvtx; NULL otherwise
 --   launch_or_start_ns  its kern_exec row's launch call start, else its GPU start (ns): when it happened as a
 --                       window takes it (a timeline cut at a time keeps the operations launched before it)
+CREATE OR REPLACE TEMP TABLE timeline_gpu_slices AS
 WITH launched AS (
     SELECT op_id, flow_id, tid, api_start_ns, is_launch_row FROM timeline_launch_flows WHERE op_id IS NOT NULL
 ),
@@ -44,9 +48,10 @@ grouped AS (
      AND (g.tid IS NULL OR p.tid IS NULL OR g.tid = p.tid)
     GROUP BY p.op_id
 )
-SELECT o.* EXCLUDE (op_id), l.flow_id, g.nvtx_group, p.launch_or_start_ns
+SELECT row_number() OVER (ORDER BY o.device, o.stream_id, o.start_ns, o.op_id) - 1 AS slice_row,
+       o.* EXCLUDE (op_id), o.start_ns + o.duration_ns AS end_ns, l.flow_id, g.nvtx_group, p.launch_or_start_ns
 FROM timeline_ops o
 JOIN placed p USING (op_id)
 LEFT JOIN launched l USING (op_id)
 LEFT JOIN grouped g USING (op_id)
-ORDER BY o.device, o.stream_id, o.start_ns, o.op_id
+ORDER BY o.start_ns;

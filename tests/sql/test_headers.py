@@ -109,6 +109,7 @@ def inputs(tmp_path_factory) -> Inputs:
         "mad_k": 3.0, "min_change": 0.05, "min_baseline": 3, "bounded_metrics": list(history.SHARES),
         "warmup": 0, "final": 0,  # compare.abba
         "bins": 10,  # timeline.counters
+        "count": 5, "parts": 3, "from_ns": 0, "to_ns": 2**62, "before_ns": 2**62,  # timeline.*
         "per_decade": 4,  # launches.gap_histogram
         "nvtx_trace": capture.nvtx.trace_id, "name": "step 1", "pattern": "step \\d+",  # scope.nvtx_ranges
     }

@@ -97,10 +97,58 @@ def test_api_calls_on_their_threads(scope):
     given(scope, "scope.api_calls", ["start_ns", "duration_ns", "end_ns", "name", "corr_id", "pid", "tid"],
           [(10, 5, 15, "cudaGraphLaunch_v10000", 41, 1, 1), (20, 8, 28, "cudaStreamSynchronize", 42, 1, 1),
            (40, 2, 42, "cudaMalloc", 43, 1, 2)])
-    rows = [tuple(r.values()) for r in scope.rows("timeline.cpu_slices")]
+    scope.build("timeline.cpu_slices")
+    rows = scope.con.execute("SELECT * FROM timeline_cpu_slices ORDER BY slice_row").fetchall()
     assert rows == [
-        (1, 1, 10, 5, "cudaGraphLaunch_v10000", "launch", [1], 41),
-        (1, 1, 20, 8, "cudaStreamSynchronize", "synchronization", [], 42),
-        (1, 2, 30, 4, "cudaLaunchKernel", "launch", [3], None),
-        (1, 2, 40, 2, "cudaMalloc", "api", [], 43),
+        (0, 1, 1, 10, 5, 15, "cudaGraphLaunch_v10000", "launch", [1], 41),
+        (1, 1, 1, 20, 8, 28, "cudaStreamSynchronize", "synchronization", [], 42),
+        (2, 1, 2, 30, 4, 34, "cudaLaunchKernel", "launch", [3], None),
+        (3, 1, 2, 40, 2, 42, "cudaMalloc", "api", [], 43),
     ]
+
+
+TIMES = ["kind", "slice_row", "device", "stream_id", "pid", "tid", "start_ns", "end_ns", "cut_ns"]
+
+
+def test_only_tracks_whose_slices_overlap_get_lanes(scope):
+    """NVTX ranges of thread 7: [0,100) holds [10,50), which holds [20,30); [40,60) starts inside [10,50) but ends
+    after it, so it takes a second lane. Stream 1's kernels [0,10) and [10,20) follow each other: no rows."""
+    given(scope, "timeline.slice_times", TIMES, [
+        ("gpu_slices", 0, A, 1, None, None, 0, 10, 0), ("gpu_slices", 1, A, 1, None, None, 10, 20, 10),
+        ("nvtx_slices", 0, None, None, 1, 7, 0, 100, 0), ("nvtx_slices", 1, None, None, 1, 7, 10, 50, 10),
+        ("nvtx_slices", 2, None, None, 1, 7, 20, 30, 20), ("nvtx_slices", 3, None, None, 1, 7, 40, 60, 40)])
+    scope.build("timeline.lanes")
+    assert scope.con.execute("SELECT * FROM timeline_lanes ORDER BY kind, slice_row").fetchall() == [
+        ("nvtx_slices", 0, 0, 0), ("nvtx_slices", 1, 0, 1), ("nvtx_slices", 2, 0, 2), ("nvtx_slices", 3, 1, 0)]
+    tracks = [(r["kind"], r["slices"], r["lanes"], r["first_start_ns"]) for r in scope.rows("timeline.track_keys")]
+    assert tracks == [("gpu_slices", 2, 1, 0), ("nvtx_slices", 4, 2, 0)]
+
+
+def test_ends_of_a_stretch_of_time_before_the_cut(scope):
+    """Slices ending in [20,40) are rows 1 and 2; row 2 happened (cut_ns 35) after a cut at 30, so only row 1 is
+    written there; its lane and depth come from timeline_lanes."""
+    given(scope, "timeline.slice_times", TIMES, [
+        ("gpu_slices", 0, A, 1, None, None, 0, 10, 0), ("gpu_slices", 1, A, 1, None, None, 5, 25, 5),
+        ("gpu_slices", 2, A, 1, None, None, 36, 39, 35), ("gpu_slices", 3, A, 1, None, None, 15, 40, 15)])
+    given(scope, "timeline.lanes", ["kind", "slice_row", "lane", "depth"], [("gpu_slices", 1, 1, 0)])
+    ends = scope.rows("timeline.ends", from_ns=20, to_ns=40, before_ns=30)
+    assert [(r["slice_row"], r["end_ns"], r["lane"], r["depth"]) for r in ends] == [(1, 25, 1, 0)]
+
+
+def test_a_cut_writes_the_flows_whose_two_ends_happen_before_it(scope):
+    """Cut at 40: flow 1 (call 1, kernel launched at 1) is written; flow 2's call (2) is before the cut but its
+    kernel, placed at its GPU start (50), is not: left out; flow 3 has neither end before the cut."""
+    given(scope, "timeline.gpu_slices", ["flow_id", "launch_or_start_ns"], [(1, 1), (2, 50), (3, 60), (None, 5)])
+    given(scope, "timeline.launch_flows", ["flow_id", "api_start_ns"], [(1, 1), (2, 2), (3, 60)])
+    assert scope.row("timeline.flows", before_ns=40) == {"written_flows": 1, "split_flows": [2]}
+    assert scope.row("timeline.flows", before_ns=2**62) == {"written_flows": 3, "split_flows": []}
+
+
+def test_edges_split_the_starts_into_parts_of_about_as_many(scope):
+    """Starts 0..9 in 2 parts: one edge, with 4 to 6 starts on each side; 10 slices starting together: one edge, at
+    their start, whatever the parts asked for."""
+    given(scope, "timeline.slice_times", TIMES, [("cpu_slices", i, None, None, 1, 1, i, i + 1, i) for i in range(10)])
+    (edge,) = [r["edge_ns"] for r in scope.rows("timeline.edges", parts=2)]
+    assert 4 <= edge <= 6
+    given(scope, "timeline.slice_times", TIMES, [("cpu_slices", i, None, None, 1, 1, 7, 8, 7) for i in range(10)])
+    assert [r["edge_ns"] for r in scope.rows("timeline.edges", parts=3)] == [7]
