@@ -17,7 +17,7 @@ from itertools import pairwise
 import numpy as np
 
 from nsight_ingest.sqlmodules import Columns as Rows
-from nsight_ingest.sqlmodules import computes
+from nsight_ingest.sqlmodules import computes, streams
 
 # A grouped running maximum shifts each group's values above the previous group's; past this the shifted values
 # could overflow int64 (times lie within +-2^61 ns), and ranks stand in for the values.
@@ -131,28 +131,60 @@ def union_parts(starts: np.ndarray, ends: np.ndarray, first: np.ndarray) -> tupl
     return np.where(has, np.maximum(starts, earlier), starts), ends
 
 
-@computes("scope.kernels")
-def scope_kernels(rows: Rows) -> Rows:
+NEIGHBOURS = 4  # name ids of the kernels either side on the stream that scope.kernels gives
+KERNEL_COLUMNS = ("device_key", "device_index", "stream_id", "start_ns", "end_ns", "duration_ns", "launch_order",
+                  "name_id")
+
+
+@streams("scope.kernels")
+class StreamKernels:
     """The kernels in stream order, each with the name ids of its 4 neighbours either side on its stream and the
-    latest end of its stream's earlier kernels."""
-    kept = {name: column(rows, name) for name in ("device_key", "device_index", "stream_id", "start_ns", "end_ns",
-                                                  "duration_ns", "launch_order", "name_id")}
-    stream, stream_valid = kept["stream_id"]
-    position, position_valid = column(rows, "order_ns")
-    (device, _), (end, end_valid), (name_id, _) = kept["device_key"], kept["end_ns"], kept["name_id"]
-    # NULLs last, as SQL orders them; the name settles rows alike in everything else
-    order = sort_order([device, ~stream_valid, stream, ~position_valid, position, ~end_valid, end, name_id])
-    if order is not None:
-        kept = {name: (values[order], valid[order]) for name, (values, valid) in kept.items()}
-        (stream, stream_valid), (device, _) = kept["stream_id"], kept["device_key"]
-        (end, end_valid), (name_id, _) = kept["end_ns"], kept["name_id"]
-    first = group_firsts([device, ~stream_valid, stream])
-    out = {name: masked(values, valid) for name, (values, valid) in kept.items()}
-    group = np.cumsum(first)
-    for by in (1, 2, 3, 4, -1, -2, -3, -4):
-        out[f"prev_{by}" if by > 0 else f"next_{-by}"] = masked(*shifted(name_id, group, by))
-    out["stream_earlier_end_ns"] = masked(*earlier_max(end, first, end_valid))
-    return out
+    latest end of its stream's earlier kernels, a batch at a time. The rows of a batch are taken with the last
+    rows before them (neighbours back) and the last 4 are held until the next batch (neighbours on); the latest
+    end of the stream's rows before a batch is carried over."""
+
+    def __init__(self) -> None:
+        self.tail: dict[str, tuple[np.ndarray, np.ndarray]] | None = None  # the rows kept from the batch before
+        self.done = 0  # of the tail's rows, those already given (the rest are held)
+        self.carried: tuple[int, bool] = (0, False)  # latest end of the earlier rows of the tail's first stream
+
+    def step(self, rows: Rows) -> Rows | None:
+        """Take the next batch; the rows it settles."""
+        batch = {name: column(rows, name) for name in KERNEL_COLUMNS}
+        return self._settled(batch, final=False)
+
+    def finish(self) -> Rows:
+        """The rows held back."""
+        empty = {name: (np.zeros(0, dtype=self.tail[name][0].dtype if self.tail else np.int64),
+                        np.zeros(0, dtype=bool)) for name in KERNEL_COLUMNS}
+        return self._settled(empty, final=True)
+
+    def _settled(self, batch: dict[str, tuple[np.ndarray, np.ndarray]], final: bool) -> Rows:
+        rows = batch if self.tail is None else {
+            name: (np.concatenate((self.tail[name][0], values)), np.concatenate((self.tail[name][1], valid)))
+            for name, (values, valid) in batch.items()}
+        (device, _), (stream, stream_valid) = rows["device_key"], rows["stream_id"]
+        (end, end_valid), (name_id, _) = rows["end_ns"], rows["name_id"]
+        first = group_firsts([device, ~stream_valid, stream])
+        group = np.cumsum(first)
+        earlier, has = earlier_max(end, first, end_valid)
+        latest, seen = self.carried
+        if seen and len(end):  # the first stream's rows before these
+            lead = group == group[0]
+            earlier = np.where(lead & has, np.maximum(earlier, latest), np.where(lead, latest, earlier))
+            has = has | lead
+        count = len(end)
+        settled_end = count if final else max(self.done, count - NEIGHBOURS)
+        keep = max(0, settled_end - NEIGHBOURS)  # the next batch's first row: neighbours back and the held rows
+        self.tail = {name: (values[keep:], valid[keep:]) for name, (values, valid) in rows.items()}
+        self.carried = (int(earlier[keep]), bool(has[keep])) if keep < count else (0, False)
+        given = slice(self.done, settled_end)
+        self.done = settled_end - keep
+        out = {name: masked(values[given], valid[given]) for name, (values, valid) in rows.items()}
+        for by in (1, 2, 3, 4, -1, -2, -3, -4):
+            out[f"prev_{by}" if by > 0 else f"next_{-by}"] = masked(*(a[given] for a in shifted(name_id, group, by)))
+        out["stream_earlier_end_ns"] = masked(earlier[given], has[given])
+        return out
 
 
 def _in_order(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -161,23 +193,58 @@ def _in_order(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndar
     return (starts, ends) if order is None else (starts[order], ends[order])
 
 
-@computes("classify.timeline")
-def timeline(rows: Rows) -> Rows:
-    """Launch gaps and the unions of kernel and launch-call intervals: one row."""
-    (is_api, _), (start, _), (end, _) = column(rows, "is_api"), column(rows, "s"), column(rows, "e")
-    kernel_start, kernel_end = _in_order(start[~is_api], end[~is_api])
-    earlier, has = earlier_max(kernel_end, _one_group(len(kernel_start)))
-    gaps = (kernel_start - earlier)[has & (kernel_start > earlier)]
-    kernel_parts = union_parts(kernel_start, kernel_end, _one_group(len(kernel_start)))
-    api_parts = union_parts(*_in_order(start[is_api], end[is_api]), _one_group(int(is_api.sum())))
-    kernel_union, api_union = _length(*kernel_parts), _length(*api_parts)
-    both = _covered(*kernel_parts, api_parts[1]) - _covered(*kernel_parts, api_parts[0])  # |kernels n API| per part
-    return {"positive_gap_count": np.array([len(gaps)]), "gap_total_ns": np.array([gaps.sum()], dtype=np.int64),
-            "gap_maximum_ns": np.array([gaps.max() if len(gaps) else 0], dtype=np.int64),
-            "api_union_ns": masked(np.array([api_union], dtype=np.int64), np.array([bool(is_api.any())])),
-            "kernel_union_ns": np.array([kernel_union], dtype=np.int64),
-            "either_union_ns": np.array([kernel_union + api_union - both[api_parts[1] > api_parts[0]].sum()],
-                                        dtype=np.int64)}
+class _Reach:
+    """The latest end of the intervals seen so far, in start order, and the length of their union."""
+
+    def __init__(self) -> None:
+        self.reach: int | None = None
+        self.union_ns = 0
+
+    def earlier(self, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+        """Per interval of a batch (the next in start order), the latest end of all earlier ones, and whether
+        there is one."""
+        earlier, has = earlier_max(ends, _one_group(len(ends)))
+        if self.reach is not None and len(ends):
+            earlier, has = np.where(has, np.maximum(earlier, self.reach), self.reach), np.ones(len(ends), dtype=bool)
+        return earlier, has
+
+    def add(self, starts: np.ndarray, ends: np.ndarray) -> None:
+        """Take the next intervals in start order into the union."""
+        earlier, has = self.earlier(ends)
+        self.union_ns += _length(np.where(has, np.maximum(starts, earlier), starts), ends)
+        if len(ends):
+            self.reach = int(ends.max()) if self.reach is None else max(self.reach, int(ends.max()))
+
+
+@streams("classify.timeline")
+class LaunchTimeline:
+    """Launch gaps and the unions of kernel and launch-call intervals, a batch of intervals in start order at a
+    time: one row at the end."""
+
+    def __init__(self) -> None:
+        self.kernels, self.calls, self.either = _Reach(), _Reach(), _Reach()
+        self.gaps = [0, 0, 0]  # count, total, maximum (ns)
+
+    def step(self, rows: Rows) -> None:
+        """Take the next intervals."""
+        (is_api, _), (start, _), (end, _) = column(rows, "is_api"), column(rows, "s"), column(rows, "e")
+        kernel_start, kernel_end = start[~is_api], end[~is_api]
+        earlier, has = self.kernels.earlier(kernel_end)
+        gaps = (kernel_start - earlier)[has & (kernel_start > earlier)]
+        if len(gaps):
+            self.gaps = [self.gaps[0] + len(gaps), self.gaps[1] + int(gaps.sum()), max(self.gaps[2], int(gaps.max()))]
+        self.kernels.add(kernel_start, kernel_end)
+        self.calls.add(start[is_api], end[is_api])
+        self.either.add(start, end)
+
+    def finish(self) -> Rows:
+        """The one row."""
+        called = self.calls.reach is not None
+        return {"positive_gap_count": np.array([self.gaps[0]]), "gap_total_ns": np.array([self.gaps[1]]),
+                "gap_maximum_ns": np.array([self.gaps[2]]),
+                "api_union_ns": masked(np.array([self.calls.union_ns], dtype=np.int64), np.array([called])),
+                "kernel_union_ns": np.array([self.kernels.union_ns], dtype=np.int64),
+                "either_union_ns": np.array([self.either.union_ns], dtype=np.int64)}
 
 
 def _length(part_starts: np.ndarray, part_ends: np.ndarray) -> int:
@@ -197,38 +264,59 @@ def _covered(part_starts: np.ndarray, part_ends: np.ndarray, instants: np.ndarra
     return np.where(index >= 0, before[at] + np.minimum(instants, part_ends[at]) - part_starts[at], 0)
 
 
-@computes("idle.stretches")
-def idle_stretches(rows: Rows) -> Rows:
+@streams("idle.stretches")
+class IdleStretches:
     """Per device, the kernels that start after every earlier kernel of the device ended (and each device's first
-    kernel), with that latest earlier end and the latest end of the pieces that start before them."""
-    (device, _), (device_index, _), (is_kernel, _) = (column(rows, "device_key"), column(rows, "device_index"),
-                                                      column(rows, "is_kernel"))
-    (start, _), (end, _) = column(rows, "start_ns"), column(rows, "end_ns")
-    out: dict[str, list[np.ndarray]] = {name: [] for name in ("device_key", "device_index", "start_ns",
-                                                              "earlier_end_ns", "has_earlier", "piece_end_ns",
-                                                              "has_piece")}
-    for one in np.unique(device):
-        kernels, pieces = (device == one) & is_kernel, (device == one) & ~is_kernel
-        order = sort_order([start[kernels], end[kernels]])
-        kernel_start, kernel_end, index = start[kernels], end[kernels], device_index[kernels]
-        if order is not None:
-            kernel_start, kernel_end, index = kernel_start[order], kernel_end[order], index[order]
-        earlier, has = earlier_max(kernel_end, _one_group(len(kernel_start)))
-        begins = ~has | (kernel_start > earlier)  # a stretch may end at it
-        piece_start, piece_end = _in_order(start[pieces], end[pieces])
-        latest = np.maximum.accumulate(piece_end) if len(piece_end) else piece_end
-        before = np.searchsorted(piece_start, kernel_start[begins], side="left") - 1  # pieces starting before it
-        for name, values in (("device_key", np.full(int(begins.sum()), one)), ("device_index", index[begins]),
-                             ("start_ns", kernel_start[begins]), ("earlier_end_ns", earlier[begins]),
-                             ("has_earlier", has[begins]),
-                             ("piece_end_ns", latest[np.maximum(before, 0)] if len(latest) else before),
-                             ("has_piece", before >= 0)):
-            out[name].append(values)
-    joined = {name: np.concatenate(parts) if parts else np.zeros(0, dtype=np.int64) for name, parts in out.items()}
-    return {"device_key": joined["device_key"].astype(np.uint64), "device_index": joined["device_index"],
-            "start_ns": joined["start_ns"],
-            "earlier_end_ns": masked(joined["earlier_end_ns"], joined["has_earlier"].astype(bool)),
-            "piece_end_ns": masked(joined["piece_end_ns"], joined["has_piece"].astype(bool))}
+    kernel), with that latest earlier end and the latest end of the pieces that start before them, a batch at a
+    time: rows in order of device and start, kernels before the pieces that start with them. The latest kernel and
+    piece ends of the device a batch ends in are carried to the next."""
+
+    def __init__(self) -> None:
+        self.carried: tuple[int, tuple[int, bool], tuple[int, bool]] | None = None  # device, kernel, piece
+
+    def step(self, rows: Rows) -> Rows:
+        """Take the next rows; the stretch ends among them."""
+        (device, _), (device_index, _), (is_kernel, _) = (column(rows, "device_key"), column(rows, "device_index"),
+                                                          column(rows, "is_kernel"))
+        (start, _), (end, _) = column(rows, "start_ns"), column(rows, "end_ns")
+        is_kernel = is_kernel.astype(bool)
+        first = group_firsts([device])
+        kernel, piece = earlier_max(end, first, is_kernel), earlier_max(end, first, ~is_kernel)
+        if self.carried is not None and len(device) and self.carried[0] == device[0]:
+            lead = np.cumsum(first) == 1  # the rows of the device the batch before ended in
+            kernel, piece = (_folded(*found, lead, carried)
+                             for found, carried in ((kernel, self.carried[1]), (piece, self.carried[2])))
+        if len(device):
+            self.carried = (device[-1], _through(*kernel, end, is_kernel), _through(*piece, end, ~is_kernel))
+        (earlier, has), (piece_end, has_piece) = kernel, piece
+        begins = is_kernel & (~has | (start > earlier))  # a stretch may end at it
+        return {"device_key": device[begins].astype(np.uint64), "device_index": device_index[begins].astype(np.int64),
+                "start_ns": start[begins].astype(np.int64),
+                "earlier_end_ns": masked(earlier[begins].astype(np.int64), has[begins]),
+                "piece_end_ns": masked(piece_end[begins].astype(np.int64), has_piece[begins])}
+
+    def finish(self) -> Rows:
+        """No rows left: an empty batch (it gives the output its columns when there were no rows at all)."""
+        empty = np.zeros(0, dtype=np.int64)
+        return {"device_key": empty.astype(np.uint64), "device_index": empty, "start_ns": empty,
+                "earlier_end_ns": masked(empty, np.zeros(0, dtype=bool)),
+                "piece_end_ns": masked(empty, np.zeros(0, dtype=bool))}
+
+
+def _folded(earlier: np.ndarray, has: np.ndarray, lead: np.ndarray, carried: tuple[int, bool]
+            ) -> tuple[np.ndarray, np.ndarray]:
+    """A running maximum of a batch with that of the rows before it (`carried`) folded into its `lead` rows."""
+    latest, seen = carried
+    if not seen:
+        return earlier, has
+    return np.where(lead & has, np.maximum(earlier, latest), np.where(lead, latest, earlier)), has | lead
+
+
+def _through(earlier: np.ndarray, has: np.ndarray, values: np.ndarray, valid: np.ndarray) -> tuple[int, bool]:
+    """The running maximum after the last row: its earlier maximum and its own value, where valid."""
+    found = [int(earlier[-1])] if has[-1] else []
+    found += [int(values[-1])] if valid[-1] else []
+    return (max(found), True) if found else (0, False)
 
 
 BREAKDOWNS = ("device", "collective", "stream")  # the groups of a device's communication kernels

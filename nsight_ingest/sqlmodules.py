@@ -9,7 +9,9 @@ A module is named by its path: `sql/launches/kernel_gaps.sql` is `launches.kerne
   (the classification rules are user SQL run by nsight_ingest.rules);
 - `-- computed by: MODULE`: a pass over ordered rows, registered with `computes` (nsight_ingest.passes): the
   file's first SELECT gives the pass its rows, and the statements after it read the pass's Arrow table as
-  `<module name with _ for .>_pass` (`classify.timeline`: `classify_timeline_pass`).
+  `<module name with _ for .>_pass` (`classify.timeline`: `classify_timeline_pass`). A pass registered with
+  `streams` takes the SELECT's rows a batch at a time, in its order, and its output goes to a Parquet file in the
+  store's spill folder: memory holds one batch whatever the capture's size.
 Parameters are DuckDB `$name` parameters, taken from the scope's and the call's values by name. The `common.*`
 modules (macros and lookup tables) are part of every store connection (store.connect runs them): requiring one
 only says that a module uses it.
@@ -24,11 +26,15 @@ import weakref
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from functools import cache
+from itertools import chain
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import duckdb
+import numpy as np
 import pyarrow as pa
+import pyarrow.compute as pc
+import pyarrow.parquet as pq
 
 from nsight_ingest.sqlfiles import sql_root
 
@@ -207,6 +213,74 @@ def computes(name: str) -> Callable[[Pass], Pass]:
     return register
 
 
+class Stream(Protocol):
+    """A streamed pass: rows a batch at a time, in the order of the module's first SELECT; output as it goes."""
+
+    def step(self, rows: Columns) -> Columns | None:
+        """Take one batch (numpy arrays, masked where NULL); give the output rows it settles, if any."""
+
+    def finish(self) -> Columns | None:
+        """Give the output rows left once every batch was taken."""
+
+
+_STREAMED: set[str] = set()
+STREAM_BATCH = 1 << 18  # rows a streamed pass holds at a time
+
+
+def streams(name: str) -> Callable[[type[Stream]], type[Stream]]:
+    """Register the streamed pass of module `name`: a class whose instances take its first SELECT's rows a batch at
+    a time (Stream)."""
+
+    def register(kind: type[Stream]) -> type[Stream]:
+        _PASSES[name] = kind  # type: ignore[assignment]
+        _STREAMED.add(name)
+        return kind
+
+    return register
+
+
+def _numpy(batch: pa.RecordBatch) -> Columns:
+    """A batch's columns as fetchnumpy gives them: numpy arrays, masked where NULL."""
+    columns = {}
+    for name, values in zip(batch.schema.names, batch.columns, strict=True):
+        if values.null_count:
+            mask = values.is_null().to_numpy(zero_copy_only=False)
+            filled = pc.fill_null(values, pa.scalar(False if pa.types.is_boolean(values.type) else 0, values.type))
+            columns[name] = np.ma.masked_array(filled.to_numpy(zero_copy_only=False), mask=mask)
+        else:
+            columns[name] = values.to_numpy(zero_copy_only=False)
+    return columns
+
+
+def _arrow(rows: Columns) -> pa.RecordBatch:
+    """Pass output (numpy arrays, masked where NULL) as an Arrow batch."""
+    return pa.record_batch({name: pa.array(np.ma.getdata(values), mask=np.ma.getmaskarray(values))
+                            if isinstance(values, np.ma.MaskedArray) else pa.array(values)
+                            for name, values in rows.items()})
+
+
+def _streamed(con: duckdb.DuckDBPyConnection, found: Module, rows: duckdb.DuckDBPyRelation) -> Path:
+    """Run a streamed pass over the rows, a batch at a time; the Parquet file that holds its output."""
+    ((spill,),) = con.execute("SELECT current_setting('temp_directory')").fetchall()
+    folder = Path(spill)
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / f"{found.pass_relation}-{id(con):x}.parquet"
+    stream, writer = _PASSES[found.name](), None  # type: ignore[call-arg]
+    try:
+        for batch in chain(rows.to_arrow_reader(STREAM_BATCH), [None]):
+            out = stream.finish() if batch is None else stream.step(_numpy(batch))  # type: ignore[attr-defined]
+            if out is not None:
+                table = pa.Table.from_batches([_arrow(out)])
+                writer = writer or pq.ParquetWriter(path, table.schema)
+                writer.write_table(table.cast(writer.schema))  # a batch of NULLs only may come typed otherwise
+    finally:
+        if writer is not None:
+            writer.close()
+    if writer is None:
+        raise ModuleError(f"{found.path}: its streamed pass gave no output, not even an empty batch")
+    return path
+
+
 def _pass(found: Module) -> Pass:
     if found.name not in _PASSES:
         importlib.import_module(found.computed_by)  # registers its passes
@@ -229,13 +303,24 @@ def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any], 
     whose rows the later statements read."""
     cursor, statements = con, found.statements(con)
     computed = found.computed_by is not None
+    streamed: Path | None = None
     if computed:
         con.unregister(found.pass_relation)  # a pass of another scope
     for index, statement in enumerate(statements):
         # relations, not cursors, for rows handed to Python: DuckDB hands a cursor's rows over through one more copy
         if computed and statement.type == duckdb.StatementType.SELECT:
-            rows = con.sql(statement.query, params=_parameters(found, statement, values)).fetchnumpy()
-            con.register(found.pass_relation, _pass(found)(rows))
+            rows = con.sql(statement.query, params=_parameters(found, statement, values))
+            run_pass = _pass(found)
+            if found.name in _STREAMED:
+                streamed = _streamed(con, found, rows)
+                if found.creates is None:  # few rows: the file is gone when they are read
+                    con.register(found.pass_relation, pq.read_table(streamed))
+                else:  # DuckDB reads the file itself, within its memory limit
+                    path = str(streamed).replace("'", "''")
+                    con.execute(f"CREATE OR REPLACE TEMP VIEW {found.pass_relation} AS "
+                                f"SELECT * FROM read_parquet('{path}')")
+            else:
+                con.register(found.pass_relation, run_pass(rows.fetchnumpy()))
             computed = False
         elif relation and index == len(statements) - 1:
             cursor = con.sql(statement.query, params=_parameters(found, statement, values))
@@ -245,6 +330,10 @@ def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any], 
         raise ModuleError(f"{found.path}: computed by a pass, but it has no SELECT to give the pass its rows")
     if found.computed_by is not None and found.creates is not None:
         con.unregister(found.pass_relation)  # what the module created holds its rows now
+    if streamed is not None:
+        if found.creates is not None:
+            con.execute(f"DROP VIEW {found.pass_relation}")
+        streamed.unlink()
     return cursor
 
 

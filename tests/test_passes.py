@@ -139,3 +139,14 @@ def test_rows_out_of_time_order_give_the_answers_of_rows_in_order(tmp_path):
     assert ordered["classify"]["launch_gaps"]["positive_gap_count"] > 0
     assert ordered["classify"]["communication"]["time_ns"] > 0
     assert shuffled == ordered
+
+
+def test_streamed_passes_over_batches_of_three_rows_give_the_answers_of_one_batch(tmp_path, monkeypatch):
+    """The streamed passes carry their state from batch to batch (neighbours back and on, the latest end of a
+    stream, the unions): batches of 3 rows, streams and devices split across them, answer as one batch does."""
+    from nsight_ingest import sqlmodules
+
+    files = _capture(tmp_path, True)
+    whole = _answers(files)
+    monkeypatch.setattr(sqlmodules, "STREAM_BATCH", 3)
+    assert _answers(files) == whole

@@ -7,9 +7,10 @@ both CSVs with read_csv, touching the columns classify uses; (b) `nsight-ingest 
 (c) `nsight-ingest findings` end to end; (d) `nsight-ingest timeline` end to end, writing a Perfetto trace of every
 operation (--max-events above the capture's events); (e) `nsight-ingest report`, writing the HTML page;
 (f) `nsight-ingest ingest` into a persistent store; and in-process (g) the classify summary of the stored capture.
---scaling repeats (a) and (b) at 1x, 2x and 4x the rows. --inputs writes the same capture as an nsys .sqlite and a
-parquetdir too (tools/gen_export.py) and times, for each form, a bare scan of its files, `classify` cold (--no-cache),
-its first run that fills the cache, and repeated `classify`, `launches` and `ranks` read from the cache.
+--scaling repeats (a) and (b) at 4x and 16x the rows (16M operations: 7 GB of CSV). --readme writes the figures
+into README.md's bench table (with the date, commit and cores). --inputs writes the same capture as an nsys .sqlite
+and a parquetdir too (tools/gen_export.py) and times, for each form, a bare scan of its files, `classify` cold
+(--no-cache), its first run that fills the cache, and repeated `classify`, `launches` and `ranks` read from the cache.
 --ranks N times `ranks` on N synthetic rank files (--kernels-per-rank each): cold in one process, cold on --workers
 local Dask workers, and the cached answer, against a bare scan of the same files.
 """
@@ -330,11 +331,55 @@ def print_table(result: dict) -> None:
               f" {result['small_classify_seconds']:.2f} s")
 
 
+README = ROOT / "README.md"
+README_BEGIN, README_END = "<!-- bench table: written by tools/bench.py --readme -->", "<!-- end of bench table -->"
+
+
+def markdown(results: list[dict]) -> str:
+    """The figures of a run as Markdown: when, which commit, how many cores, then a table per size."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()
+    lines = [f"Run {time.strftime('%Y-%m-%d', time.gmtime())} at commit `{commit.stdout.strip() or '?'}`"
+             f"{' (with changes not committed)' if dirty else ''}, {os.cpu_count()} cores, the median of {REPEATS}"
+             f" run(s) per step with its largest peak RSS (the peak of the process tree)."]
+    for result in results:
+        lines += ["", f"{result['gpu_operations']:,} GPU operations ({result['rows']:,} CSV rows, "
+                      f"{result['csv_bytes'] / 1e6:,.0f} MB of CSV):", "",
+                  "| step | seconds | x bare scan | rows/s | peak RSS MB |", "|---|---:|---:|---:|---:|"]
+        lines += [f"| {name} | {step['seconds']:.2f} | {step['ratio_to_baseline']:.2f} | "
+                  f"{step['rows_per_second']:,.0f} | {step['peak_rss_bytes'] / 2**20:,.0f} |"
+                  for name, step in result["steps"].items()]
+    first = results[0]
+    if "store_bytes" in first:
+        lines += ["", f"Store {first['store_bytes'] / 1e6:,.0f} MB; the stored summary re-read in "
+                      f"{first['requery_seconds']:.4f} s; classify of a 28-row trace "
+                      f"{first['small_classify_seconds']:.2f} s."]
+    lines += [f"classify at {r['gpu_operations']:,} operations: {scaled(first, r)}." for r in results[1:]]
+    return "\n".join(lines)
+
+
+def scaled(first: dict, result: dict) -> str:
+    """How classify's time and peak grew from the first size to this one."""
+    one, this = first["steps"]["classify"], result["steps"]["classify"]
+    return (f"{this['seconds'] / one['seconds']:.2f}x the time, {this['peak_rss_bytes'] / one['peak_rss_bytes']:.2f}x "
+            f"the peak RSS of {first['gpu_operations']:,}")
+
+
+def write_readme(text: str) -> None:
+    """Put `text` between the README's bench markers, in place of what was there."""
+    readme = README.read_text()
+    if README_BEGIN not in readme or README_END not in readme:
+        sys.exit(f"README.md has no {README_BEGIN!r} ... {README_END!r} section to write the figures into")
+    head, rest = readme.split(README_BEGIN, 1)
+    README.write_text(f"{head}{README_BEGIN}\n{text}\n{README_END}{rest.split(README_END, 1)[1]}")
+
+
 def main() -> None:
     global REPEATS
     parser = argparse.ArgumentParser(description=__doc__)
     parser.add_argument("--rows", type=int, default=1_000_000, help="GPU operations at 1x (default 1M)")
-    parser.add_argument("--scaling", action="store_true", help="also run 2x and 4x")
+    parser.add_argument("--scaling", action="store_true", help="also run 4x and 16x")
     parser.add_argument("--json", action="store_true", help="print JSON instead of a table")
     parser.add_argument("--ranks", type=int, default=0, help="also time `ranks` on this many synthetic rank files")
     parser.add_argument("--kernels-per-rank", type=int, default=250_000)
@@ -342,6 +387,7 @@ def main() -> None:
     parser.add_argument("--parts", action="store_true", help="only the time of each part of classify, in process")
     parser.add_argument("--inputs", action="store_true", help="only classify of each input form, cold and cached")
     parser.add_argument("--repeats", type=int, default=REPEATS, help="runs per step (the median is reported)")
+    parser.add_argument("--readme", action="store_true", help="also write the figures into README.md's bench table")
     args = parser.parse_args()
     REPEATS = args.repeats
     if args.inputs:
@@ -359,19 +405,17 @@ def main() -> None:
         return
     results = [measure(args.rows, full=True)]
     if args.scaling:
-        results += [measure(args.rows * factor, full=False) for factor in (2, 4)]
+        results += [measure(args.rows * factor, full=False) for factor in (4, 16)]
+    if args.readme:
+        write_readme(markdown(results))
     if args.json:
         print(json.dumps(results, indent=2))
         return
     for result in results:
         print_table(result)
         print()
-    if args.scaling:
-        first = results[0]["steps"]["classify"]
-        for result in results[1:]:
-            step = result["steps"]["classify"]
-            print(f"classify at {result['gpu_operations']:,} operations: {step['seconds'] / first['seconds']:.2f}x the"
-                  f" time, {step['peak_rss_bytes'] / first['peak_rss_bytes']:.2f}x the peak RSS of 1x")
+    for result in results[1:]:
+        print(f"classify at {result['gpu_operations']:,} operations: {scaled(results[0], result)}")
 
 
 if __name__ == "__main__":

@@ -10,10 +10,11 @@
 --      CPU (of several kernels starting together, the call that returned first);
 --   4. other: the next kernel was submitted and has not started (dependencies, queueing, other devices).
 -- How: the memory operations and synchronization calls are merged into pieces of one cause each (idle.pieces).
--- One pass over each device's kernels in start order (nsight_ingest.passes.idle_stretches) finds the stretches and
--- tells those a piece overlaps; for those few, the time of a cause within [a, b) is its cumulative time at b minus
--- that at a, each read from the piece in force (an ASOF join). Without API calls no time is synchronization,
--- without launch rows none is CPU launch: the analyses then report those causes as unknown.
+-- One pass over each device's kernels and pieces in start order, a batch at a time (nsight_ingest.passes
+-- .IdleStretches; at one start, kernels first: a piece counts for a kernel when it starts before it), finds the
+-- stretches and tells those a piece overlaps; for those few, the time of a cause within [a, b) is its cumulative
+-- time at b minus that at a, each read from the piece in force (an ASOF join). Without API calls no time is
+-- synchronization, without launch rows none is CPU launch: the analyses then report those causes as unknown.
 -- requires: scope.capture_ops, scope.capture_launches, idle.pieces
 -- computed by: nsight_ingest.passes
 -- creates: idle_stretches
@@ -29,7 +30,8 @@
 SELECT hash(device) AS device_key, coalesce(device_index, 0) AS device_index, start_ns, end_ns, true AS is_kernel
 FROM capture_ops WHERE op_kind = 'kernel'
 UNION ALL
-SELECT hash(device), NULL, start_ns, end_ns, false FROM idle_pieces;
+SELECT hash(device), NULL, start_ns, end_ns, false FROM idle_pieces
+ORDER BY device_key, start_ns, is_kernel DESC, end_ns;
 
 -- A cause's time before instant t, from the piece in force at t (the latest starting at or before it; none: 0):
 -- the cause's time in the earlier pieces, and the piece's own up to t when it is of that cause.

@@ -3,10 +3,10 @@
 -- stream (NULL past the ends), a context_key over the nine ids, and the latest end of the stream's earlier kernels,
 -- which tells whether a kernel starts before an earlier kernel of its stream ended (kernels of one stream should
 -- not overlap) and gives each stream's idle gaps (launches.stream_gaps): one sort serves neighbours, overlaps and
--- stream gaps. ncu launches have no time: their profiling order stands in for the start. The pass (nsight_ingest
--- .passes.scope_kernels) orders the rows by device, stream (NULL last), start, end and name only when they are not
--- in that order, and shifts the name ids within each stream; it carries a hash of the device label, not the label,
--- which is joined back after it.
+-- stream gaps. ncu launches have no time: their profiling order stands in for the start. The rows come in order of
+-- device, stream (NULL last), start, end and name; the pass (nsight_ingest.passes.StreamKernels) shifts the name
+-- ids within each stream a batch at a time; it carries a hash of the device label, not the label, which is joined
+-- back after it.
 -- requires: scope.ops, scope.names
 -- computed by: nsight_ingest.passes
 -- creates: scope_kernels
@@ -30,9 +30,11 @@
 --   overlaps_earlier  true when it starts before an earlier kernel of its stream ended
 --   context_key       hash of the nine name ids: kernels with one context get one class
 SELECT hash(o.device) AS device_key, o.device_index, o.stream_id, o.start_ns, o.end_ns, o.duration_ns,
-       o.launch_order, n.name_id, coalesce(o.start_ns, o.launch_order) AS order_ns
+       o.launch_order, n.name_id
 FROM scope_ops o JOIN scope_names n USING (name)
-WHERE o.op_kind = 'kernel';
+WHERE o.op_kind = 'kernel'
+ORDER BY device_key, o.stream_id NULLS LAST, coalesce(o.start_ns, o.launch_order) NULLS LAST, o.end_ns NULLS LAST,
+         n.name_id;
 CREATE OR REPLACE TEMP TABLE scope_kernels AS
     WITH devices AS (
         SELECT DISTINCT device, hash(device) AS device_key FROM scope_ops
