@@ -12,6 +12,7 @@ writes operations in start order; an in-memory store does not keep that order).
 
 from __future__ import annotations
 
+import copy
 from itertools import pairwise
 
 import numpy as np
@@ -121,14 +122,6 @@ def _one_group(count: int) -> np.ndarray:
     first = np.zeros(count, dtype=bool)
     first[:1] = True
     return first
-
-
-def union_parts(starts: np.ndarray, ends: np.ndarray, first: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """The new part of each interval, in rows ordered by start within groups: [max(start, latest earlier end),
-    end), empty (start >= end) where earlier intervals cover it. The parts are disjoint and make up each group's
-    union."""
-    earlier, has = earlier_max(ends, first)
-    return np.where(has, np.maximum(starts, earlier), starts), ends
 
 
 NEIGHBOURS = 4  # name ids of the kernels either side on the stream that scope.kernels gives
@@ -252,18 +245,6 @@ def _length(part_starts: np.ndarray, part_ends: np.ndarray) -> int:
     return int(np.maximum(part_ends - part_starts, 0).sum())
 
 
-def _covered(part_starts: np.ndarray, part_ends: np.ndarray, instants: np.ndarray) -> np.ndarray:
-    """For each instant t, the time before t that the disjoint, start-ordered parts [start, end) cover."""
-    keep = part_ends > part_starts
-    part_starts, part_ends = part_starts[keep], part_ends[keep]
-    if not len(part_starts):
-        return np.zeros(len(instants), dtype=np.int64)
-    before = np.concatenate(([0], np.cumsum(part_ends - part_starts)))
-    index = np.searchsorted(part_starts, instants, side="right") - 1  # the latest part starting at or before t
-    at = np.maximum(index, 0)
-    return np.where(index >= 0, before[at] + np.minimum(instants, part_ends[at]) - part_starts[at], 0)
-
-
 @streams("idle.stretches")
 class IdleStretches:
     """Per device, the kernels that start after every earlier kernel of the device ended (and each device's first
@@ -322,38 +303,74 @@ def _through(earlier: np.ndarray, has: np.ndarray, values: np.ndarray, valid: np
 BREAKDOWNS = ("device", "collective", "stream")  # the groups of a device's communication kernels
 
 
-@computes("communication.overlap")
-def communication_overlap(rows: Rows) -> Rows:
+class _Group:
+    """One group of a device's communication kernels: its kernels, the union of their intervals, and the union of
+    theirs with the device's compute intervals (from the device's first row on)."""
+
+    def __init__(self, compute: _Reach) -> None:
+        self.kernels = 0
+        self.own = _Reach()
+        self.with_compute = copy.copy(compute)  # the compute intervals before the group's first kernel
+
+
+@streams("communication.overlap")
+class CommunicationOverlap:
     """Per device and per group of its communication kernels (all, each collective, each stream): the union of
-    their intervals and the part of it some other kernel of the device runs in. Labels travel as hashes."""
-    (device, _), (start, _), (end, _) = column(rows, "device_key"), column(rows, "start_ns"), column(rows, "end_ns")
-    (communicates, _), (collective, _) = column(rows, "is_communication"), column(rows, "collective_key")
-    stream, _ = column(rows, "stream_key")
-    out: dict[str, list[int]] = {"device_key": [], "breakdown": [], "label_key": [], "kernels": [], "time_ns": [],
-                                 "overlapped_ns": []}
-    for one in np.unique(device):
-        on_device = device == one
-        computing = on_device & ~communicates
-        compute_start, compute_end = union_parts(*_in_order(start[computing], end[computing]),
-                                                 _one_group(int(computing.sum())))
-        talking = on_device & communicates
-        groups = [(0, 0, talking)]
-        groups += [(1, label, talking & (collective == label)) for label in np.unique(collective[talking])]
-        groups += [(2, label, talking & (stream == label)) for label in np.unique(stream[talking])]
-        for breakdown, label, chosen in groups:
-            group_start, group_end = _in_order(start[chosen], end[chosen])
-            part_start, part_end = union_parts(group_start, group_end, _one_group(len(group_start)))
-            real = part_end > part_start
-            overlapped = (_covered(compute_start, compute_end, part_end[real])
-                          - _covered(compute_start, compute_end, part_start[real]))
-            for key, value in (("device_key", one), ("breakdown", breakdown), ("label_key", label),
-                               ("kernels", len(group_start)), ("time_ns", (part_end - part_start)[real].sum()),
-                               ("overlapped_ns", overlapped.sum())):
-                out[key].append(value)
-    return {"device_key": np.array(out["device_key"], dtype=np.uint64),
-            "breakdown": np.array([BREAKDOWNS[b] for b in out["breakdown"]], dtype=object),
-            "label_key": np.array(out["label_key"], dtype=np.uint64),
-            **{key: np.array(out[key], dtype=np.int64) for key in ("kernels", "time_ns", "overlapped_ns")}}
+    their intervals and the part of it some other kernel of the device runs in, a batch of rows in order of device
+    and start at a time. The part is |G| + |C| - |G + C|: G the group's union, C the compute union, G + C the union
+    of both, each a running union that carries from batch to batch. Labels travel as hashes."""
+
+    def __init__(self) -> None:
+        self.device: int | None = None
+        self.compute = _Reach()
+        self.groups: dict[tuple[int, int], _Group] = {}  # (breakdown, label) -> group, of the current device
+        self.out: dict[str, list[int]] = {"device_key": [], "breakdown": [], "label_key": [], "kernels": [],
+                                          "time_ns": [], "overlapped_ns": []}
+
+    def step(self, rows: Rows) -> None:
+        """Take the next rows; the answer comes at the end."""
+        device, _ = column(rows, "device_key")
+        bounds = [*np.flatnonzero(group_firsts([device])).tolist(), len(device)]
+        for first, last in pairwise(bounds):
+            self._take(int(device[first]), {name: column(rows, name)[0][first:last] for name in
+                                            ("start_ns", "end_ns", "is_communication", "collective_key",
+                                             "stream_key")})
+
+    def _take(self, device: int, rows: Rows) -> None:
+        """The next rows of one device."""
+        if device != self.device:
+            self._settle()
+            self.device, self.compute, self.groups = device, _Reach(), {}
+        start, end, talking = rows["start_ns"], rows["end_ns"], rows["is_communication"].astype(bool)
+        labels = {1: rows["collective_key"], 2: rows["stream_key"]}
+        for breakdown, key in ((0, 0), *((b, int(label)) for b in (1, 2) for label in np.unique(labels[b][talking]))):
+            if talking.any() and (breakdown, key) not in self.groups:
+                self.groups[(breakdown, key)] = _Group(self.compute)
+        computing = ~talking
+        for (breakdown, key), group in self.groups.items():
+            chosen = talking if breakdown == 0 else talking & (labels[breakdown] == key)
+            group.kernels += int(chosen.sum())
+            group.own.add(start[chosen], end[chosen])
+            group.with_compute.add(start[chosen | computing], end[chosen | computing])
+        self.compute.add(start[computing], end[computing])
+
+    def _settle(self) -> None:
+        """The rows of the device whose rows ended."""
+        for (breakdown, key), group in self.groups.items():
+            overlapped = group.own.union_ns + self.compute.union_ns - group.with_compute.union_ns
+            for name, value in (("device_key", self.device), ("breakdown", breakdown), ("label_key", key),
+                                ("kernels", group.kernels), ("time_ns", group.own.union_ns),
+                                ("overlapped_ns", overlapped)):
+                self.out[name].append(value)
+
+    def finish(self) -> Rows:
+        """Every device's rows."""
+        self._settle()
+        self.groups = {}
+        return {"device_key": np.array(self.out["device_key"], dtype=np.uint64),
+                "breakdown": np.array([BREAKDOWNS[b] for b in self.out["breakdown"]], dtype=str),
+                "label_key": np.array(self.out["label_key"], dtype=np.uint64),
+                **{key: np.array(self.out[key], dtype=np.int64) for key in ("kernels", "time_ns", "overlapped_ns")}}
 
 
 def merged(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

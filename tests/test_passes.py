@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 from nsight_ingest import passes, pipeline, registry, store
 from nsight_ingest.rules import load_rule_set
 from tests.conftest import GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, memop_row, write
-from tests.intervals import length, union
+from tests.intervals import intersection_length, length, union
 
 LIMIT = 2**61  # the store's bound on times
 groups = st.lists(st.tuples(st.integers(0, 3), st.integers(-LIMIT, LIMIT) | st.integers(-50, 50), st.booleans()),
@@ -66,20 +66,40 @@ def test_sort_order_sorts_and_sees_sorted_rows(rows):
     assert ordered == sorted(rows)
 
 
-@settings(max_examples=100, deadline=None)
-@given(spans=st.lists(st.tuples(st.integers(0, 200), st.integers(0, 30)), max_size=15),
-       instants=st.lists(st.integers(-10, 260), max_size=10))
-def test_union_parts_make_up_the_union_and_covered_counts_time_before(spans, instants):
-    spans = sorted((start, start + length) for start, length in spans)
-    starts = np.array([s for s, _ in spans], dtype=np.int64)
-    ends = np.array([e for _, e in spans], dtype=np.int64)
-    first = np.zeros(len(spans), dtype=bool)
-    first[:1] = True
-    part_starts, part_ends = passes.union_parts(starts, ends, first)
-    assert int(np.maximum(part_ends - part_starts, 0).sum()) == length(union(spans))
-    covered = passes._covered(part_starts, part_ends, np.array(instants, dtype=np.int64))
-    for t, got in zip(instants, covered, strict=True):
-        assert got == length(union([(s, min(e, t)) for s, e in spans if s < t]))
+kernel_rows = st.lists(st.tuples(st.integers(0, 1), st.integers(0, 200), st.integers(-5, 40), st.booleans(),
+                                  st.integers(0, 2), st.integers(0, 1)), max_size=30)
+
+
+@settings(max_examples=200, deadline=None)
+@given(kernels=kernel_rows, batch=st.integers(1, 8))
+def test_communication_overlap_is_the_union_and_its_part_under_compute(kernels, batch):
+    """Kernels (device, start, length, communicates, collective, stream) fed in batches: per device and group of
+    its communication kernels, the kernels, their union and its part that the device's compute union covers."""
+    kernels = sorted(kernels)
+    expected = {}
+    for device in {k[0] for k in kernels}:
+        mine = [k for k in kernels if k[0] == device]
+        compute = union([(s, s + d) for _, s, d, talks, _, _ in mine if not talks and d > 0])
+        talking = [k for k in mine if k[3]]
+        groups = [(0, 0, talking)] if talking else []
+        groups += [(1, c, [k for k in talking if k[4] == c]) for c in {k[4] for k in talking}]
+        groups += [(2, s, [k for k in talking if k[5] == s]) for s in {k[5] for k in talking}]
+        for breakdown, label, chosen in groups:
+            spans = union([(s, s + d) for _, s, d, _, _, _ in chosen if d > 0])
+            expected[(device, passes.BREAKDOWNS[breakdown], label)] = (len(chosen), length(spans),
+                                                                       intersection_length(spans, compute))
+    stream = passes.CommunicationOverlap()
+    for first in range(0, len(kernels), batch):
+        part = kernels[first:first + batch]
+        stream.step({name: np.array([row[i] if i != 2 else row[1] + row[2] for row in part], dtype=dtype)
+                     for name, i, dtype in (("device_key", 0, np.uint64), ("start_ns", 1, np.int64),
+                                            ("end_ns", 2, np.int64), ("is_communication", 3, bool),
+                                            ("collective_key", 4, np.uint64), ("stream_key", 5, np.uint64))})
+    out = stream.finish()
+    got = {(int(d), str(b), int(label)): (int(k), int(t), int(o)) for d, b, label, k, t, o in zip(
+        *(out[name] for name in ("device_key", "breakdown", "label_key", "kernels", "time_ns", "overlapped_ns")),
+        strict=True)}
+    assert got == expected
 
 
 @settings(max_examples=200, deadline=None)

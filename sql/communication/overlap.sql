@@ -2,9 +2,9 @@
 -- kernels' intervals (time_ns) and the part of it during which some other kernel of the same device runs
 -- (overlapped_ns; the rest is exposed): for all its communication kernels, and for those of each collective and of
 -- each stream. Intervals are unions per device, never across devices. How (nsight_ingest.passes
--- .communication_overlap): in start order, the part of each interval past the latest end before it is new; the new
--- parts are disjoint and make up the union. With C(t) the compute time before instant t (the compute parts'
--- lengths summed up to t), the compute time within a new part [a, b) of communication is C(b) - C(a). Only the
+-- .CommunicationOverlap): one pass over each device's kernels in start order, a batch at a time. A union's length
+-- is the sum of the parts of its intervals past the latest end before them; the overlapped part of a group's union
+-- G is |G| + |C| - |G + C|, with C the union of the device's other kernels and G + C the union of both. Only the
 -- devices that communicate are read: without communication kernels there is nothing to measure.
 -- requires: communication.kernels
 -- computed by: nsight_ingest.passes
@@ -18,7 +18,8 @@
 SELECT hash(device) AS device_key, start_ns, end_ns, is_communication,
        hash(collective) AS collective_key, hash(coalesce(CAST(stream_id AS VARCHAR), 'none')) AS stream_key
 FROM communication_kernels
-WHERE device IN (SELECT device FROM communication_kernels WHERE is_communication);
+WHERE device IN (SELECT device FROM communication_kernels WHERE is_communication)
+ORDER BY device_key, start_ns;
 WITH labels AS (  -- the hashes the pass carries, back to the labels
     SELECT DISTINCT device, hash(device) AS device_key, 'collective' AS breakdown, collective AS label,
                     hash(collective) AS label_key
