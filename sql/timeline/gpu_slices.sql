@@ -47,10 +47,14 @@ grouped AS (
       ON p.launch_or_start_ns >= g.start_ns AND p.launch_or_start_ns < g.end_ns
      AND (g.tid IS NULL OR p.tid IS NULL OR g.tid = p.tid)
     GROUP BY p.op_id
+),
+numbered AS (  -- apart from the wide rows: a window over all of them would hold them all in memory at once
+    SELECT op_id, row_number() OVER (ORDER BY device, stream_id, start_ns, op_id) - 1 AS slice_row FROM timeline_ops
 )
-SELECT row_number() OVER (ORDER BY o.device, o.stream_id, o.start_ns, o.op_id) - 1 AS slice_row,
-       o.* EXCLUDE (op_id), o.start_ns + o.duration_ns AS end_ns, l.flow_id, g.nvtx_group, p.launch_or_start_ns
+SELECT n.slice_row, o.* EXCLUDE (op_id), o.start_ns + o.duration_ns AS end_ns, l.flow_id, g.nvtx_group,
+       p.launch_or_start_ns
 FROM timeline_ops o
+JOIN numbered n USING (op_id)
 JOIN placed p USING (op_id)
 LEFT JOIN launched l USING (op_id)
 LEFT JOIN grouped g USING (op_id)
