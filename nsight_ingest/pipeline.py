@@ -98,7 +98,7 @@ def resolve(files: CaptureFiles, sources: Sources, need_nvtx: bool = False, want
     return CaptureInputs(gpu, kern_exec, nvtx, api, tuple(given(path) for path in files.ncu))
 
 
-def _not_empty(flag: str, name: str | None) -> None:
+def nvtx_name_given(flag: str, name: str | None) -> None:
     """Refuse an NVTX option given an empty name or pattern (it would silently mean the whole capture)."""
     if name is not None and not name.strip():
         raise InputError(f"{flag} needs a range name or pattern, not an empty one")
@@ -120,9 +120,9 @@ class WindowChoice:
             raise InputError("choose one of --nvtx, --range, --per-nvtx, --by-nvtx")
         if self.time_range is not None:
             windows.time_range(self.time_range)  # a bad --range is refused before any input is read
-        _not_empty("--nvtx", self.nvtx)
-        _not_empty("--per-nvtx", self.per_nvtx)
-        _not_empty("--by-nvtx", self.by_nvtx)
+        nvtx_name_given("--nvtx", self.nvtx)
+        nvtx_name_given("--per-nvtx", self.per_nvtx)
+        nvtx_name_given("--by-nvtx", self.by_nvtx)
 
     @property
     def needs_nvtx(self) -> bool:

@@ -25,9 +25,9 @@ from nsight_ingest.pipeline import (
     CaptureInputs,
     Run,
     Sources,
-    _not_empty,
     connect,
     finish,
+    nvtx_name_given,
     open_capture,
     resolve,
     with_keys,
@@ -160,7 +160,7 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
     that replace the estimated clock offsets; `nvtx`, each rank's step range; `time_range` on the aligned clock;
     `workers`, local Dask workers reading the files side by side, or `dask_address`, a cluster's scheduler."""
     nvtx, time_range = options.get("nvtx"), options.get("time_range")
-    _not_empty("--nvtx", nvtx)
+    nvtx_name_given("--nvtx", nvtx)
     pattern = ranks.rank_regex(options.get("rank_pattern"))
     window = windows.time_range(time_range).ranges[0][:2] if time_range else None
     placement_checked(run.con is not None, options)
