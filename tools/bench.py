@@ -24,6 +24,7 @@ import os
 import statistics
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections.abc import Callable
@@ -71,38 +72,54 @@ for table, select in columns.items():
 REPEATS = 5
 
 
+def _high_water(pid: int) -> int:
+    """The peak RSS (bytes) of a live process so far: its VmHWM."""
+    with open(f"/proc/{pid}/status") as status:
+        for line in status:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024
+    return 0
+
+
 def _tree_peak(pid: int, done: threading.Event, peak: list[int]) -> None:
-    """Sample the RSS of the process and all its descendants (the .sqlite reader's workers) every 20 ms."""
+    """Every 20 ms, the larger of the process's own peak so far and the summed RSS of it and all its descendants
+    (the .sqlite reader's workers, Dask's worker processes)."""
     import psutil
 
     try:
         root = psutil.Process(pid)
     except psutil.NoSuchProcess:
         return
-    while not done.wait(0.02):
+    while True:
         total = 0
-        with contextlib.suppress(psutil.Error):  # the process (or a worker) ended meanwhile
+        with contextlib.suppress(psutil.Error, OSError):  # the process (or a worker) ended meanwhile
+            peak[0] = max(peak[0], _high_water(pid))
             for process in [root, *root.children(recursive=True)]:
                 with contextlib.suppress(psutil.Error):
                     total += process.memory_info().rss
         peak[0] = max(peak[0], total)
+        if done.wait(0.02):
+            return
 
 
 def run_once(command: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (bytes) of one subprocess with its own subprocesses: the larger of its own peak
-    and the sampled sum over the process tree."""
-    start = time.perf_counter()
-    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, cwd=ROOT)
-    done, peak = threading.Event(), [0]
-    sampler = threading.Thread(target=_tree_peak, args=(process.pid, done, peak))
-    sampler.start()
-    _, status, usage = os.wait4(process.pid, 0)
-    elapsed = time.perf_counter() - start
-    done.set()
-    sampler.join()
-    if status != 0:
-        raise SystemExit(f"benchmark step failed: {' '.join(command)}: {process.stderr.read().decode()[-500:]}")
-    return elapsed, max(usage.ru_maxrss * 1024, peak[0])
+    """Wall seconds and peak RSS (bytes) of one subprocess with its own subprocesses, sampled while it runs. Not
+    the rusage of the ended child: Linux counts into it the RSS this process had when it forked the child."""
+    # stderr in a file, not a pipe: a step that warns a lot would fill the pipe and wait forever
+    with tempfile.TemporaryFile() as errors:
+        start = time.perf_counter()
+        process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, cwd=ROOT)
+        done, peak = threading.Event(), [0]
+        sampler = threading.Thread(target=_tree_peak, args=(process.pid, done, peak))
+        sampler.start()
+        status = process.wait()
+        elapsed = time.perf_counter() - start
+        done.set()
+        sampler.join()
+        if status != 0:
+            errors.seek(0)
+            raise SystemExit(f"benchmark step failed: {' '.join(command)}: {errors.read().decode()[-500:]}")
+    return elapsed, peak[0]
 
 
 def run(command: list[str], prepare: Callable[[], object] | None = None) -> tuple[float, int]:

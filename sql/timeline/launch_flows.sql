@@ -6,8 +6,8 @@
 -- process: a kernel whose id calls of several processes carry gets no flow rather than a wrong one.
 -- requires: timeline.ops, scope.launches, scope.api_calls, scope.device_processes
 -- creates: timeline_launch_flows
---   flow_id          the id of the flow from the call to its kernel: the kernel's op_id + 1 (a kernel has one launch
---                    call); NULL when the kernel is not in the scope
+--   flow_id          the id of the flow from the call to its kernel (a kernel has one launch call): 1..n in call
+--                    order; NULL when the kernel is not in the scope
 --   pid              process id of the calling thread
 --   tid              thread id of the calling thread
 --   api_start_ns     launch call start (ns)
@@ -42,7 +42,10 @@ calls AS (
     SELECT * FROM paired
     UNION ALL
     SELECT pid, tid, start_ns, duration_ns, name, op_id, false FROM correlated WHERE callers = 1
+),
+numbered AS (  -- over the keys alone: a window over the wide rows would hold them all in memory at once
+    SELECT op_id, row_number() OVER (ORDER BY api_start_ns, pid, tid, op_id) AS flow_id
+    FROM calls WHERE op_id IS NOT NULL
 )
--- the kernel's id names the flow: numbering the calls in order would hold them all in one window
-SELECT op_id + 1 AS flow_id, pid, tid, api_start_ns, api_duration_ns, api_function, op_id, is_launch_row
-FROM calls;
+SELECT n.flow_id, c.pid, c.tid, c.api_start_ns, c.api_duration_ns, c.api_function, c.op_id, c.is_launch_row
+FROM calls c LEFT JOIN numbered n USING (op_id);

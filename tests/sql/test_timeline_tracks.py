@@ -58,7 +58,7 @@ def test_launch_rows_pair_with_their_kernels_in_order(scope):
     given(scope, "scope.api_calls", ["start_ns", "duration_ns", "name", "corr_id", "pid", "tid"],
           [(10, 5, "cudaLaunchKernel", 1, 1, 1)])  # launch rows there: the API calls make no flows
     given(scope, "scope.device_processes", ["device", "pid"], [(A, 1)])
-    assert flows(scope) == [(6, 10, 1, 5), (7, 20, 1, 6), (8, 30, 2, 7), (None, 40, 1, None)]  # flow: op_id + 1
+    assert flows(scope) == [(1, 10, 1, 5), (2, 20, 1, 6), (3, 30, 2, 7), (None, 40, 1, None)]
 
 
 def flows(scope) -> list[tuple]:
@@ -83,7 +83,7 @@ def test_without_launch_rows_api_calls_launch_the_kernels_of_their_correlation_i
            (30, 5, "cudaGraphLaunch", 3, 1, 1), (40, 5, "cudaLaunchKernel", 4, 1, 1),
            (50, 5, "cudaLaunchKernel", 4, 2, 2), (60, 5, "cudaMemcpyAsync", 5, 1, 1)])
     given(scope, "scope.device_processes", ["device", "pid"], [(A, 1), (B, 1), (B, 2)])
-    assert flows(scope) == [(7, 10, 1, 6), (6, 20, 1, 5), (8, 30, 1, 7), (9, 30, 1, 8)]
+    assert flows(scope) == [(1, 10, 1, 6), (2, 20, 1, 5), (3, 30, 1, 7), (4, 30, 1, 8)]
 
 
 def test_api_calls_on_their_threads(scope):
