@@ -12,7 +12,9 @@ into README.md's bench table (with the date, commit and cores). --inputs writes 
 and a parquetdir too (tools/gen_export.py) and times, for each form, a bare scan of its files, `classify` cold
 (--no-cache), its first run that fills the cache, and repeated `classify`, `launches` and `ranks` read from the cache.
 --ranks N times `ranks` on N synthetic rank files (--kernels-per-rank each): cold in one process, cold on --workers
-local Dask workers, and the cached answer, against a bare scan of the same files.
+local Dask workers (each worker's peak RSS too), and the cached answer, against a bare scan of the same files; then,
+in process, the bytes its tasks move and the client's own time; with --readme also on 4 files of 250k kernels, and
+the README's ranks table gets both with the model of a 64-rank, 100 GB job built from those costs.
 """
 
 from __future__ import annotations
@@ -29,6 +31,7 @@ import threading
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import NamedTuple
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
@@ -83,7 +86,8 @@ def _high_water(pid: int) -> int:
 
 def _tree_peak(pid: int, done: threading.Event, peak: list[int]) -> None:
     """Every 20 ms, the larger of the process's own peak so far and the summed RSS of it and all its descendants
-    (the .sqlite reader's workers, Dask's worker processes)."""
+    (the .sqlite reader's workers, Dask's worker processes) in peak[0]; the largest RSS one descendant reached in
+    peak[1] (a Dask worker's peak)."""
     import psutil
 
     try:
@@ -94,22 +98,34 @@ def _tree_peak(pid: int, done: threading.Event, peak: list[int]) -> None:
         total = 0
         with contextlib.suppress(psutil.Error, OSError):  # the process (or a worker) ended meanwhile
             peak[0] = max(peak[0], _high_water(pid))
-            for process in [root, *root.children(recursive=True)]:
+            total = root.memory_info().rss
+            for process in root.children(recursive=True):
                 with contextlib.suppress(psutil.Error):
-                    total += process.memory_info().rss
+                    rss = process.memory_info().rss
+                    total += rss
+                    peak[1] = max(peak[1], rss)
         peak[0] = max(peak[0], total)
         if done.wait(0.02):
             return
 
 
-def run_once(command: list[str]) -> tuple[float, int]:
-    """Wall seconds and peak RSS (bytes) of one subprocess with its own subprocesses, sampled while it runs. Not
-    the rusage of the ended child: Linux counts into it the RSS this process had when it forked the child."""
+class Timed(NamedTuple):
+    """A step's wall seconds, the peak RSS of its process tree and the largest peak of one of its subprocesses
+    (bytes; 0 without subprocesses)."""
+
+    seconds: float
+    peak_rss: int
+    subprocess_peak_rss: int = 0
+
+
+def run_once(command: list[str]) -> Timed:
+    """Wall seconds and peak RSS of one subprocess with its own subprocesses, sampled while it runs. Not the rusage
+    of the ended child: Linux counts into it the RSS this process had when it forked the child."""
     # stderr in a file, not a pipe: a step that warns a lot would fill the pipe and wait forever
     with tempfile.TemporaryFile() as errors:
         start = time.perf_counter()
         process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=errors, cwd=ROOT)
-        done, peak = threading.Event(), [0]
+        done, peak = threading.Event(), [0, 0]
         sampler = threading.Thread(target=_tree_peak, args=(process.pid, done, peak))
         sampler.start()
         status = process.wait()
@@ -119,18 +135,19 @@ def run_once(command: list[str]) -> tuple[float, int]:
         if status != 0:
             errors.seek(0)
             raise SystemExit(f"benchmark step failed: {' '.join(command)}: {errors.read().decode()[-500:]}")
-    return elapsed, peak[0]
+    return Timed(elapsed, peak[0], peak[1])
 
 
-def run(command: list[str], prepare: Callable[[], object] | None = None) -> tuple[float, int]:
-    """Median wall seconds and the largest peak RSS of REPEATS runs of one subprocess, each after `prepare()`
+def run(command: list[str], prepare: Callable[[], object] | None = None) -> Timed:
+    """Median wall seconds and the largest peaks of REPEATS runs of one subprocess, each after `prepare()`
     (untimed) when given."""
     runs = []
     for _ in range(REPEATS):
         if prepare:
             prepare()
         runs.append(run_once(command))
-    return statistics.median(s for s, _ in runs), max(rss for _, rss in runs)
+    return Timed(statistics.median(r.seconds for r in runs), max(r.peak_rss for r in runs),
+                 max(r.subprocess_peak_rss for r in runs))
 
 
 def new_store(store_path: Path, ingest: list[str] | None = None) -> Callable[[], None]:
@@ -188,7 +205,7 @@ def measure(rows: int, full: bool) -> dict:
     base = steps["baseline_duckdb_scan"][0]
     result["steps"] = {name: {"seconds": seconds, "ratio_to_baseline": seconds / base,
                               "rows_per_second": total_rows / seconds, "peak_rss_bytes": rss}
-                       for name, (seconds, rss) in steps.items()}
+                       for name, (seconds, rss, _) in steps.items()}
     return result
 
 
@@ -250,8 +267,8 @@ for path in sys.argv[1:]:
 
 def measure_ranks(ranks: int, kernels_per_rank: int, workers: int) -> dict:
     """`nsight-ingest ranks` over `ranks` synthetic rank files of about `kernels_per_rank` kernels each, cold (an
-    empty cache folder) in one process and on `workers` local Dask workers, then the cached answer; against a
-    bare DuckDB scan of the same files."""
+    empty cache folder) in this process and on `workers` local Dask workers, then the cached answer; against a
+    bare DuckDB scan of the same files; with the bytes the tasks move and the client's own time."""
     import shutil
 
     from tools.gen_ranks import generate
@@ -267,25 +284,108 @@ def measure_ranks(ranks: int, kernels_per_rank: int, workers: int) -> dict:
     def empty_cache() -> None:
         shutil.rmtree(cache_dir, ignore_errors=True)
 
+    spread = f"ranks, {workers} workers"
     timed = {"bare scan": run([sys.executable, "-c", BASELINE_RANKS, *files]),
-             "ranks, 1 process": run(command, empty_cache),
-             f"ranks, {workers} workers": run([*command, "--workers", str(workers)], empty_cache),
+             "ranks, 1 worker (this process)": run(command, empty_cache),
+             spread: run([*command, "--workers", str(workers)], empty_cache),
              "ranks, cached answer": run(command)}
     rows = sum(line_count(Path(f)) for f in files)
-    scan = timed["bare scan"][0]
-    return {"ranks": ranks, "kernels": rows, "workers": workers, "cores": os.cpu_count(),
-            "speedup": timed["ranks, 1 process"][0] / timed[f"ranks, {workers} workers"][0],
-            "steps": {name: {"seconds": seconds, "ratio_to_baseline": seconds / scan, "rows_per_second": rows / seconds,
-                             "peak_rss_bytes": rss} for name, (seconds, rss) in timed.items()}}
+    scan = timed["bare scan"].seconds
+    return {"ranks": ranks, "kernels": rows, "csv_bytes": sum(Path(f).stat().st_size for f in files),
+            "workers": workers, "cores": os.cpu_count(),
+            "speedup": timed["ranks, 1 worker (this process)"].seconds / timed[spread].seconds,
+            **traffic(files, cache_dir),
+            "steps": {name: {"seconds": step.seconds, "ratio_to_baseline": step.seconds / scan,
+                             "rows_per_second": rows / step.seconds, "peak_rss_bytes": step.peak_rss,
+                             "worker_peak_rss_bytes": step.subprocess_peak_rss or step.peak_rss}
+                      for name, step in timed.items()}}
+
+
+def traffic(files: list[str], cache_dir: Path) -> dict:
+    """In process, on the rank stores the cold runs left in the cache (the kept answer removed): the bytes the
+    tasks of `ranks` would move between client and workers (pickled arguments out, results back, as Dask sends
+    them) and the seconds the client spends outside the tasks (clock alignment, merging the ranks' figures)."""
+    import pickle
+    import shutil
+
+    from nsight_ingest import cluster, pipeline, ranks_job
+    from nsight_ingest.rules import load_rule_set
+
+    shutil.rmtree(cache_dir / "answers", ignore_errors=True)
+    counted = {"moved_bytes": 0, "task_seconds": 0.0}
+    mapped = cluster.Cluster.map
+
+    def counting(self, task, arguments, labels, where_last=False):
+        started = time.perf_counter()
+        results = mapped(self, task, arguments, labels, where_last)
+        counted["task_seconds"] += time.perf_counter() - started
+        counted["moved_bytes"] += sum(len(pickle.dumps((task, *args))) for args in arguments) + \
+            sum(len(pickle.dumps(result)) for result in results)
+        return results
+
+    cluster.Cluster.map = counting
+    try:
+        started = time.perf_counter()
+        ranks_job.analyse_ranks(pipeline.Run(None, load_rule_set(), sources=pipeline.Sources(cache_dir=cache_dir)),
+                                [pipeline.CaptureFiles(f) for f in files], {})
+        total = time.perf_counter() - started
+    finally:
+        cluster.Cluster.map = mapped
+    return {"moved_bytes": counted["moved_bytes"], "client_seconds": total - counted["task_seconds"]}
+
+
+JOB_RANKS, JOB_BYTES = 64, 100e9  # the job the README models from the measured costs
+NETWORK_BYTES_PER_S = 1.25e9  # 10 Gb/s between workers and client: an assumption, not measured
+
+
+def job_model(result: dict, workers: list[int]) -> list[str]:
+    """From the measured costs, the time of a JOB_RANKS-rank job of JOB_BYTES of CSV on each count of one-core
+    workers, and what bounds it: a worker's time per byte of rank file (the spread run), scaled to the job's rank
+    size; waves of ranks; the client's time and the bytes moved, scaled by ranks and bytes."""
+    spread = result["steps"][f"ranks, {result['workers']} workers"]["seconds"]
+    per_byte = spread * result["workers"] / result["csv_bytes"]  # one worker's seconds per byte of its ranks
+    rank_bytes = JOB_BYTES / JOB_RANKS
+    scale = JOB_BYTES / result["csv_bytes"]
+    client = result["client_seconds"] * scale
+    moved = result["moved_bytes"] * scale
+    lines = [f"A {JOB_RANKS}-rank job of {JOB_BYTES / 1e9:,.0f} GB of CSV ({rank_bytes / 1e9:.2f} GB a rank), from "
+             f"these costs: a worker reads a rank in {per_byte * rank_bytes:,.0f} s; the client spends "
+             f"{client:,.0f} s; {moved / 1e9:,.2f} GB travel ({moved / NETWORK_BYTES_PER_S:,.1f} s at 10 Gb/s).", "",
+             "| workers | waves | workers' time s | client s | transfer s | total s | bottleneck |",
+             "|---:|---:|---:|---:|---:|---:|---|"]
+    for count in workers:
+        waves = -(-JOB_RANKS // count)
+        reading, transfer = waves * per_byte * rank_bytes, moved / NETWORK_BYTES_PER_S
+        parts = {"the ranks' tasks": reading, "the client's merge": client, "the network": transfer}
+        lines.append(f"| {count} | {waves} | {reading:,.0f} | {client:,.0f} | {transfer:,.1f} | "
+                     f"{sum(parts.values()):,.0f} | {max(parts, key=parts.get)} |")
+    return lines
 
 
 def print_ranks(result: dict) -> None:
     print(f"ranks: {result['ranks']} files, {result['kernels']:,} kernels; {result['cores']} cores")
-    print(f"{'step':<22}{'seconds':>9}{'x baseline':>12}{'rows/s':>14}{'peak RSS MB':>13}")
+    print(f"{'step':<32}{'seconds':>9}{'x baseline':>12}{'rows/s':>14}{'peak RSS MB':>13}{'worker MB':>11}")
     for name, step in result["steps"].items():
-        print(f"{name:<22}{step['seconds']:>9.2f}{step['ratio_to_baseline']:>12.2f}{step['rows_per_second']:>14,.0f}"
-              f"{step['peak_rss_bytes'] / 2**20:>13,.0f}")
-    print(f"{result['workers']} workers: {result['speedup']:.2f}x faster than one process")
+        print(f"{name:<32}{step['seconds']:>9.2f}{step['ratio_to_baseline']:>12.2f}{step['rows_per_second']:>14,.0f}"
+              f"{step['peak_rss_bytes'] / 2**20:>13,.0f}{step['worker_peak_rss_bytes'] / 2**20:>11,.0f}")
+    print(f"{result['workers']} workers: {result['speedup']:.2f}x faster than one process; "
+          f"{result['moved_bytes'] / 1e6:,.1f} MB moved; the client's own time {result['client_seconds']:.2f} s")
+
+
+def ranks_markdown(results: list[dict]) -> str:
+    """The ranks figures of a run as Markdown, then the modelled large job."""
+    lines = [_provenance()]
+    for result in results:
+        lines += ["", f"{result['ranks']} rank files of {result['kernels'] // result['ranks']:,} kernels "
+                      f"({result['csv_bytes'] / 1e6:,.0f} MB of CSV): {result['workers']} workers "
+                      f"{result['speedup']:.2f}x faster than 1; {result['moved_bytes'] / 1e6:,.1f} MB moved between "
+                      f"client and workers; the client's own time {result['client_seconds']:.2f} s.", "",
+                  "| step | seconds | x bare scan | peak RSS MB | per-worker peak RSS MB |",
+                  "|---|---:|---:|---:|---:|"]
+        lines += [f"| {name} | {step['seconds']:.2f} | {step['ratio_to_baseline']:.2f} | "
+                  f"{step['peak_rss_bytes'] / 2**20:,.0f} | {step['worker_peak_rss_bytes'] / 2**20:,.0f} |"
+                  for name, step in result["steps"].items()]
+    return "\n".join([*lines, "", *job_model(results[-1], [1, 2, 8, 16, 64])])
 
 
 def measure_inputs(rows: int) -> dict:
@@ -317,7 +417,7 @@ def measure_inputs(rows: int) -> dict:
             run_once([*CLI, command, str(path)])  # untimed: the question is asked once before
             steps[f"{command} again (cached)"] = run([*CLI, command, str(path)])
         result["forms"][form] = {"bytes": size, "steps": {name: {"seconds": seconds, "peak_rss_bytes": rss}
-                                                           for name, (seconds, rss) in steps.items()}}
+                                                           for name, (seconds, rss, _) in steps.items()}}
     shutil.rmtree(cache, ignore_errors=True)
     return result
 
@@ -349,17 +449,24 @@ def print_table(result: dict) -> None:
 
 
 README = ROOT / "README.md"
-README_BEGIN, README_END = "<!-- bench table: written by tools/bench.py --readme -->", "<!-- end of bench table -->"
+README_TABLES = {"capture": ("<!-- bench table: written by tools/bench.py --readme -->", "<!-- end of bench table -->"),
+                 "ranks": ("<!-- ranks bench table: written by tools/bench.py --ranks N --readme -->",
+                           "<!-- end of ranks bench table -->")}
+
+
+def _provenance() -> str:
+    """When the figures were measured, at which commit, on how many cores, how many runs a step."""
+    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
+    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
+                           text=True).stdout.strip()
+    return (f"Run {time.strftime('%Y-%m-%d', time.gmtime())} at commit `{commit.stdout.strip() or '?'}`"
+            f"{' (with changes not committed)' if dirty else ''}, {os.cpu_count()} cores, the median of {REPEATS}"
+            f" run(s) per step with its largest peak RSS (the peak of the process tree).")
 
 
 def markdown(results: list[dict]) -> str:
     """The figures of a run as Markdown: when, which commit, how many cores, then a table per size."""
-    commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=ROOT, capture_output=True, text=True)
-    dirty = subprocess.run(["git", "status", "--porcelain", "--untracked-files=no"], cwd=ROOT, capture_output=True,
-                           text=True).stdout.strip()
-    lines = [f"Run {time.strftime('%Y-%m-%d', time.gmtime())} at commit `{commit.stdout.strip() or '?'}`"
-             f"{' (with changes not committed)' if dirty else ''}, {os.cpu_count()} cores, the median of {REPEATS}"
-             f" run(s) per step with its largest peak RSS (the peak of the process tree)."]
+    lines = [_provenance()]
     for result in results:
         lines += ["", f"{result['gpu_operations']:,} GPU operations ({result['rows']:,} CSV rows, "
                       f"{result['csv_bytes'] / 1e6:,.0f} MB of CSV):", "",
@@ -383,13 +490,14 @@ def scaled(first: dict, result: dict) -> str:
             f"the peak RSS of {first['gpu_operations']:,}")
 
 
-def write_readme(text: str) -> None:
-    """Put `text` between the README's bench markers, in place of what was there."""
+def write_readme(text: str, table: str = "capture") -> None:
+    """Put `text` between the README's markers of `table`, in place of what was there."""
+    begin, end = README_TABLES[table]
     readme = README.read_text()
-    if README_BEGIN not in readme or README_END not in readme:
-        sys.exit(f"README.md has no {README_BEGIN!r} ... {README_END!r} section to write the figures into")
-    head, rest = readme.split(README_BEGIN, 1)
-    README.write_text(f"{head}{README_BEGIN}\n{text}\n{README_END}{rest.split(README_END, 1)[1]}")
+    if begin not in readme or end not in readme:
+        sys.exit(f"README.md has no {begin!r} ... {end!r} section to write the figures into")
+    head, rest = readme.split(begin, 1)
+    README.write_text(f"{head}{begin}\n{text}\n{end}{rest.split(end, 1)[1]}")
 
 
 def main() -> None:
@@ -418,6 +526,8 @@ def main() -> None:
         return
     if args.ranks:
         result = measure_ranks(args.ranks, args.kernels_per_rank, args.workers)
+        if args.readme:
+            write_readme(ranks_markdown([measure_ranks(4, 250_000, args.workers), result]), "ranks")
         print(json.dumps(result, indent=2)) if args.json else print_ranks(result)
         return
     results = [measure(args.rows, full=True)]
