@@ -64,6 +64,14 @@ for table, select in columns.items():
     sums = ', '.join(f'sum({c})' for c in select.split(', '))
     duckdb.sql(f"SELECT {sums} FROM '{folder}/{table}.parquet'").fetchall()
 """
+BASELINE_ARROW = """
+import sys, duckdb, json, pyarrow.ipc
+folder, columns = sys.argv[1], json.loads(sys.argv[2])
+for table, select in columns.items():
+    sums = ', '.join(f'sum({c})' for c in select.split(', '))
+    with pyarrow.ipc.open_stream(f'{folder}/{table}.arrow') as batches:
+        duckdb.sql(f"SELECT {sums} FROM batches").fetchall()
+"""
 BASELINE_SQLITE = """
 import sys, sqlite3, json
 db, columns = sqlite3.connect(sys.argv[1]), json.loads(sys.argv[2])
@@ -372,6 +380,19 @@ def print_ranks(result: dict) -> None:
           f"{result['moved_bytes'] / 1e6:,.1f} MB moved; the client's own time {result['client_seconds']:.2f} s")
 
 
+def inputs_markdown(result: dict) -> str:
+    """The input-form figures of a run as Markdown: each form's steps, against its bare scan and the CSV."""
+    csv_cold = result["forms"]["csv"]["steps"]["classify (no cache)"]["seconds"]
+    lines = [_provenance(), "", f"{result['gpu_operations']:,} GPU operations as each input form:", "",
+             "| form | MB | step | seconds | x bare scan | x CSV | peak RSS MB |", "|---|---:|---|---:|---:|---:|---:|"]
+    for form, measured in result["forms"].items():
+        bare = measured["steps"]["bare scan"]["seconds"]
+        lines += [f"| {form} | {measured['bytes'] / 1e6:,.0f} | {name} | {step['seconds']:.2f} | "
+                  f"{step['seconds'] / bare:.2f} | {step['seconds'] / csv_cold:.2f} | "
+                  f"{step['peak_rss_bytes'] / 2**20:,.0f} |" for name, step in measured["steps"].items()]
+    return "\n".join(lines)
+
+
 def ranks_markdown(results: list[dict]) -> str:
     """The ranks figures of a run as Markdown, then the modelled large job."""
     lines = [_provenance()]
@@ -389,26 +410,36 @@ def ranks_markdown(results: list[dict]) -> str:
 
 
 def measure_inputs(rows: int) -> dict:
-    """`classify` (and the cached questions) on one capture as a CSV set, an nsys .sqlite and a parquetdir."""
+    """`classify` (and the cached questions) on one capture as a CSV set, the same gzipped, an nsys .sqlite, a
+    parquetdir and an arrowdir."""
+    import gzip
     import shutil
 
     from tools.gen_export import write_exports
 
     gpu, kern = capture(rows)
-    sqlite_path, parquet = gpu.parent / "bench.sqlite", gpu.parent / "bench_pq"
-    if not sqlite_path.exists():
-        write_exports(gpu, kern, sqlite_path, parquet)
+    sqlite_path, parquet, arrow = gpu.parent / "bench.sqlite", gpu.parent / "bench_pq", gpu.parent / "bench_arrow"
+    if not (sqlite_path.exists() and arrow.exists()):
+        write_exports(gpu, kern, sqlite_path, parquet, arrow)
+    gzipped = {path: gpu.parent / "gz" / f"{path.name}.gz" for path in (gpu, kern)}
+    for path, packed in gzipped.items():
+        if not packed.exists():
+            packed.parent.mkdir(exist_ok=True)
+            with path.open("rb") as plain, gzip.open(packed, "wb", compresslevel=1) as out:
+                shutil.copyfileobj(plain, out, 1 << 24)
     columns = json.dumps(EXPORT_COLUMNS)
-    forms = {"csv": (gpu, [sys.executable, "-c", BASELINE, str(gpu), str(kern)], gpu.stat().st_size +
-                     kern.stat().st_size),
+    forms = {"csv": (gpu, [sys.executable, "-c", BASELINE, str(gpu), str(kern)], [gpu, kern]),
+             "csv.gz": (gzipped[gpu], [sys.executable, "-c", BASELINE, *map(str, gzipped.values())],
+                        list(gzipped.values())),
              "sqlite": (sqlite_path, [sys.executable, "-c", BASELINE_SQLITE, str(sqlite_path), columns],
-                        sqlite_path.stat().st_size),
+                        [sqlite_path]),
              "parquetdir": (parquet, [sys.executable, "-c", BASELINE_PARQUET, str(parquet), columns],
-                            sum(f.stat().st_size for f in parquet.iterdir()))}
+                            list(parquet.iterdir())),
+             "arrowdir": (arrow, [sys.executable, "-c", BASELINE_ARROW, str(arrow), columns], list(arrow.iterdir()))}
     cache = OUT / "cache"
     os.environ["NSIGHT_INGEST_CACHE_DIR"] = str(cache)
     result = {"gpu_operations": line_count(gpu), "forms": {}}
-    for form, (path, baseline, size) in forms.items():
+    for form, (path, baseline, files) in forms.items():
         shutil.rmtree(cache, ignore_errors=True)
         steps = {"bare scan": run(baseline), "classify (no cache)": run([*CLI, "classify", str(path), "--no-cache"]),
                  "classify, first (fills cache)": run([*CLI, "classify", str(path)],
@@ -416,8 +447,9 @@ def measure_inputs(rows: int) -> dict:
         for command in ("classify", "launches", "ranks"):
             run_once([*CLI, command, str(path)])  # untimed: the question is asked once before
             steps[f"{command} again (cached)"] = run([*CLI, command, str(path)])
-        result["forms"][form] = {"bytes": size, "steps": {name: {"seconds": seconds, "peak_rss_bytes": rss}
-                                                           for name, (seconds, rss, _) in steps.items()}}
+        result["forms"][form] = {"bytes": sum(f.stat().st_size for f in files),
+                                 "steps": {name: {"seconds": seconds, "peak_rss_bytes": rss}
+                                           for name, (seconds, rss, _) in steps.items()}}
     shutil.rmtree(cache, ignore_errors=True)
     return result
 
@@ -451,7 +483,9 @@ def print_table(result: dict) -> None:
 README = ROOT / "README.md"
 README_TABLES = {"capture": ("<!-- bench table: written by tools/bench.py --readme -->", "<!-- end of bench table -->"),
                  "ranks": ("<!-- ranks bench table: written by tools/bench.py --ranks N --readme -->",
-                           "<!-- end of ranks bench table -->")}
+                           "<!-- end of ranks bench table -->"),
+                 "inputs": ("<!-- inputs bench table: written by tools/bench.py --inputs --readme -->",
+                            "<!-- end of inputs bench table -->")}
 
 
 def _provenance() -> str:
@@ -517,6 +551,8 @@ def main() -> None:
     REPEATS = args.repeats
     if args.inputs:
         result = measure_inputs(args.rows)
+        if args.readme:
+            write_readme(inputs_markdown(result), "inputs")
         print(json.dumps(result, indent=2)) if args.json else print_inputs(result)
         return
     if args.parts:

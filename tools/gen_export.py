@@ -1,5 +1,6 @@
-"""Write a generated capture (tools/gen_trace.py's CSV set) as nsys writes it with `nsys export`: an `.sqlite` and a
-parquetdir in nsys's export schema (the tables and columns nsight-ingest reads), for the input-form benchmark.
+"""Write a generated capture (tools/gen_trace.py's CSV set) as nsys writes it with `nsys export`: an `.sqlite`, a
+parquetdir and an arrowdir (Arrow IPC streams) in nsys's export schema (the tables and columns nsight-ingest
+reads), for the input-form benchmark.
 
 Each kernel gets a correlation id shared with its launch call in CUPTI_ACTIVITY_KIND_RUNTIME; API names carry
 nsys's version suffix (`cudaLaunchKernel_v7000`), as real exports do.
@@ -11,6 +12,8 @@ import sqlite3
 from pathlib import Path
 
 import duckdb
+import pyarrow as pa
+import pyarrow.ipc
 
 PID = 4242
 GLOBAL_PID = (1 << 56) + (PID << 24)  # nsys's globalPid: the pid in bits 24-47
@@ -62,16 +65,22 @@ def _load_csvs(con: duckdb.DuckDBPyConnection, gpu_csv: Path, kern_csv: Path) ->
                    UNION SELECT 'python3')""")
 
 
-def write_exports(gpu_csv: Path, kern_csv: Path, sqlite_path: Path, parquet_dir: Path) -> None:
-    """Write the capture of these CSVs as an nsys .sqlite export and an nsys parquetdir export."""
+def write_exports(gpu_csv: Path, kern_csv: Path, sqlite_path: Path, parquet_dir: Path, arrow_dir: Path) -> None:
+    """Write the capture of these CSVs as an nsys .sqlite export, an nsys parquetdir and an nsys arrowdir."""
     con = duckdb.connect()
     _load_csvs(con, gpu_csv, kern_csv)
     parquet_dir.mkdir(parents=True, exist_ok=True)
+    arrow_dir.mkdir(parents=True, exist_ok=True)
     sqlite_path.unlink(missing_ok=True)
     db = sqlite3.connect(sqlite_path)
     for table, query in TABLES.items():
         query = query.format(global_pid=GLOBAL_PID, global_tid=GLOBAL_TID)
         con.execute(f"COPY ({query}) TO '{parquet_dir / (table + '.parquet')}' (FORMAT parquet)")
+        batches = con.execute(query).fetch_record_batch(SQLITE_BATCH)
+        with pa.OSFile(str(arrow_dir / f"{table}.arrow"), "wb") as sink, \
+                pyarrow.ipc.new_stream(sink, batches.schema) as stream:
+            for batch in batches:
+                stream.write_batch(batch)
         cursor = con.execute(query)
         columns = [d[0] for d in cursor.description]
         quoted = ", ".join(f'"{c}"' for c in columns)
