@@ -9,9 +9,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-CACHE_DIR_ENV = "NSIGHT_INGEST_CACHE_DIR"
-MAX_BYTES_ENV = "NSIGHT_INGEST_CACHE_MAX_BYTES"
-DEFAULT_MAX_BYTES = 4 * 2**30
+from nsight_ingest import settings
+
 PARTIAL = ".partial-"  # the name prefix of an entry being written
 
 
@@ -20,16 +19,10 @@ def root(cache_dir: Path | None = None) -> Path:
     ~/.cache/nsight-ingest."""
     if cache_dir is not None:
         return Path(cache_dir)
-    if os.environ.get(CACHE_DIR_ENV):
-        return Path(os.environ[CACHE_DIR_ENV])
+    if os.environ.get(settings.CACHE_DIR):
+        return Path(os.environ[settings.CACHE_DIR])
     base = os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache"
     return Path(base) / "nsight-ingest"
-
-
-def max_bytes() -> int:
-    """The size cap of one cache folder ($NSIGHT_INGEST_CACHE_MAX_BYTES, default 4 GiB)."""
-    value = os.environ.get(MAX_BYTES_ENV, "")
-    return int(value) if value.isdigit() else DEFAULT_MAX_BYTES
 
 
 def partial(final: Path) -> Path:
@@ -83,7 +76,7 @@ def touch(entry: Path) -> None:
 def evict(folder: Path, keep: Path, limit: int | None = None) -> list[Path]:
     """Remove the least recently used entries of `folder` until it holds at most `limit` bytes (never `keep`,
     nor an entry being written); the entries removed."""
-    limit = max_bytes() if limit is None else limit
+    limit = settings.cache_max_bytes() if limit is None else limit
     entries = []
     for entry in folder.iterdir():
         if entry.name.startswith(PARTIAL) or entry.suffix in COMPANIONS:

@@ -14,7 +14,7 @@ from typing import Annotated, Any
 import duckdb
 import typer
 
-from nsight_ingest import nightly, pipeline, ranks_job, registry, report, store
+from nsight_ingest import nightly, pipeline, ranks_job, registry, report, settings, store
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.finding_rules import SEVERITIES, load_finding_set
 from nsight_ingest.history import Baseline
@@ -397,6 +397,7 @@ def main() -> None:
     """Console entry point: one-line errors with exit code 2 for bad input, never a traceback."""
     signal.signal(signal.SIGTERM, _terminate)
     try:
+        settings.checked()  # a bad environment value is the command's bad input, before any work
         code = app(standalone_mode=False)
     except UsageError as exc:
         if isinstance(exc, NoArgsIsHelpError):  # a group given no arguments: its help

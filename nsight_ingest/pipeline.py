@@ -202,6 +202,7 @@ def open_capture(run: Run, files: CaptureFiles | CaptureInputs, need_nvtx: bool 
     """Ingest the capture's inputs (siblings found by name; NVTX ranges when needed, or wanted and there) and note
     what was recovered or is missing."""
     inputs = files if isinstance(files, CaptureInputs) else resolve(files, run.sources, need_nvtx, want_nvtx)
+    run.warnings.extend(note for _, given in inputs.roles() for note in given.notes if note not in run.warnings)
     capture = store.ingest_capture(connect(run, [inputs]), inputs.gpu_trace, inputs.kern_exec, inputs.nvtx_trace,
                                    inputs.ncu, inputs.api_trace)
     _note(run, [ingested for ingested, _ in capture.roles()])

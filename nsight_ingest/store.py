@@ -16,7 +16,7 @@ from typing import TypeVar
 
 import duckdb
 
-from nsight_ingest import readers, user_sql
+from nsight_ingest import readers, settings, user_sql
 from nsight_ingest.errors import InputError, explain_duckdb_csv_error, first_line
 from nsight_ingest.readers import nsys
 from nsight_ingest.readers.forms import Input, as_input
@@ -43,7 +43,7 @@ class Ingested:
 
 # Bounded memory: past this DuckDB spills to a temporary folder instead of growing (or failing).
 TIME_LIMIT_NS = 2**61  # times and durations beyond are refused (the CHECKs of schema.sql)
-MEMORY_LIMIT = os.environ.get("NSIGHT_INGEST_MEMORY_LIMIT", "512MB")
+MEMORY_LIMIT = settings.memory_limit()
 # Each DuckDB thread holds buffers that cannot spill (a CSV reader's are 30 MiB), so the limit bounds the threads:
 # under 512 MB, loading 4M operations on 24 threads failed "Out of Memory" instead of spilling (20 did not). 48 MiB
 # a thread leaves twice that room: 10 threads under 512 MB, as fast as 16 on 16 cores at 1M operations.
@@ -66,7 +66,7 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     `details`."""
     target = ":memory:" if path in (None, ":memory:") else _file_path(str(path))
     # one spill folder per process: concurrent runs (the nightly job's workers) must not share temporary files
-    spill = os.path.join(os.environ.get("NSIGHT_INGEST_TEMP_DIR") or tempfile.gettempdir(),
+    spill = os.path.join(settings.temp_dir() or tempfile.gettempdir(),
                          f"nsight-ingest-spill-{os.getpid()}")
     # A store in a file keeps insertion order: unordered parallel inserts leave the blocks of partly filled row
     # groups free but inside the file (1M operations with 16 threads: 56-62 MB instead of 34 MB).

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 
-from nsight_ingest import cache
+from nsight_ingest import cache, settings
 from nsight_ingest.readers import source
 
 
@@ -53,9 +53,9 @@ def test_hashes_are_remembered_by_file_identity(tmp_path, monkeypatch):
 
 
 def test_the_cache_folder_is_chosen_in_order(tmp_path, monkeypatch):
-    monkeypatch.delenv(cache.CACHE_DIR_ENV, raising=False)
+    monkeypatch.delenv(settings.CACHE_DIR, raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
     assert cache.root() == tmp_path / "xdg" / "nsight-ingest"
-    monkeypatch.setenv(cache.CACHE_DIR_ENV, str(tmp_path / "env"))
+    monkeypatch.setenv(settings.CACHE_DIR, str(tmp_path / "env"))
     assert cache.root() == tmp_path / "env"
     assert cache.root(tmp_path / "given") == tmp_path / "given"

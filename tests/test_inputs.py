@@ -117,6 +117,34 @@ def test_report_converted_once_beside_it_and_again_when_it_changes(run_cli, tmp_
     assert again != conversion  # the conversion of the old bytes is gone
 
 
+def test_a_damaged_conversion_is_never_cached_and_a_cached_one_damaged_later_is_made_again(run_cli, tmp_path,
+                                                                                            stand_in):
+    cut = fake_report(tmp_path / "cut.nsys-rep", b"cut-short")  # nsys exits 0 but its kernel table is cut short
+    assert "nsys export wrote a damaged export (CUPTI_ACTIVITY_KIND_KERNEL.parquet cannot be read" in error_of(
+        run_cli("classify", cut, "--nsys", STAND_IN))
+    assert list((tmp_path / ".nsight-ingest-cache").iterdir()) == []  # nothing kept, not even a partial copy
+    report = fake_report(tmp_path / "run.nsys-rep")
+    expected = run_cli("classify", report, "--nsys", STAND_IN, "--no-cache").json()
+    (conversion,) = (tmp_path / ".nsight-ingest-cache").iterdir()
+    kernels = conversion / "CUPTI_ACTIVITY_KIND_KERNEL.parquet"
+    kernels.write_bytes(kernels.read_bytes()[:100])  # the cached conversion damaged afterwards
+    again = run_cli("classify", report, "--nsys", STAND_IN, "--no-cache")
+    assert again.code == 0 and again.json() == expected
+    assert len(stand_in()) == 3  # converted again
+    (warning,) = again.err.strip().splitlines()
+    assert "its cached conversion" in warning and "was damaged (CUPTI_ACTIVITY_KIND_KERNEL.parquet" in warning
+    assert run_cli("classify", report, "--nsys", STAND_IN, "--no-cache").err == ""  # whole again: no word
+    assert len(stand_in()) == 3
+
+
+def test_a_hung_nsys_export_stops_at_its_timeout(run_cli, tmp_path, stand_in, monkeypatch):
+    monkeypatch.setenv("NSIGHT_INGEST_EXPORT_TIMEOUT_S", "0.5")
+    hung = fake_report(tmp_path / "hung.nsys-rep", b"hangs")
+    assert "nsys export ran past 0.5 s ($NSIGHT_INGEST_EXPORT_TIMEOUT_S sets how long it may run)" in error_of(
+        run_cli("classify", hung, "--nsys", STAND_IN))
+    assert list((tmp_path / ".nsight-ingest-cache").iterdir()) == []
+
+
 def test_report_conversion_in_the_cache_folder(run_cli, tmp_path, stand_in, monkeypatch, cache_folder):
     from nsight_ingest.readers import report as reports
 

@@ -20,6 +20,7 @@ from pathlib import Path
 
 import duckdb
 
+from nsight_ingest import settings
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.readers import Insert, Load, Staged
 from nsight_ingest.sqlfiles import read_sql, sql_string
@@ -228,7 +229,7 @@ def _cores() -> int:
 
 def _parts_folder(con: duckdb.DuckDBPyConnection) -> Path:
     """Where the Parquet parts of an .sqlite export read into `con` are kept until it is unstaged."""
-    base = os.environ.get("NSIGHT_INGEST_TEMP_DIR") or tempfile.gettempdir()
+    base = settings.temp_dir() or tempfile.gettempdir()
     return Path(base) / f"nsight-ingest-export-{os.getpid()}-{id(con)}"
 
 

@@ -13,6 +13,7 @@ import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
+from nsight_ingest import settings
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers.source import GZIP_MAGIC, SQLITE_MAGIC
 
@@ -34,6 +35,7 @@ class Input:
     form: str
     identity: Path
     streamed: bool = False  # read from stdin or a pipe (spooled to a temporary file)
+    notes: tuple[str, ...] = ()  # warnings of getting it (a damaged cached conversion made again)
 
     @property
     def is_export(self) -> bool:
@@ -70,7 +72,7 @@ def form_of(path: Path) -> str:
 def _spooled(stream, label: str) -> Path:
     """A temporary copy of a stream (stdin, a pipe), removed when the process ends."""
     with tempfile.NamedTemporaryFile(prefix="nsight-ingest-stdin-", suffix=".csv", delete=False,
-                                     dir=os.environ.get("NSIGHT_INGEST_TEMP_DIR")) as out:
+                                     dir=settings.temp_dir()) as out:
         copy = Path(out.name)
         atexit.register(copy.unlink, missing_ok=True)  # also when the copy fails half-way (a full disk)
         first = stream.read(1 << 16)
@@ -114,8 +116,8 @@ def resolve(text: str, nsys: str | None = None, cache_dir: Path | None = None) -
     if form == "nsys-rep":
         from nsight_ingest.readers import report
 
-        export = report.exported(path, nsys, cache_dir)
-        return Input(export, text, form_of(export), path)
+        export, notes = report.exported(path, nsys, cache_dir)
+        return Input(export, text, form_of(export), path, notes=notes)
     return Input(path, text, form, path)
 
 

@@ -10,14 +10,14 @@ import subprocess
 import tempfile
 from pathlib import Path
 
-from nsight_ingest import cache
-from nsight_ingest.errors import InputError
+from nsight_ingest import cache, settings
+from nsight_ingest.errors import InputError, first_line
 
 # Parquet, because DuckDB reads it directly, in parallel; an .sqlite export must stream through Python.
 EXPORT_TYPE = "parquetdir"
+REQUIRED_TABLES = ("StringIds", "CUPTI_ACTIVITY_KIND_KERNEL")  # what every conversion of a report holds
 NSYS_ENV = "NSYS"
 BESIDE_REPORT = ".nsight-ingest-cache"  # the cache folder beside a report, when its folder is writable
-EXPORT_TIMEOUT_S = 3600
 
 
 def find_nsys(given: str | None) -> str | None:
@@ -53,8 +53,21 @@ def _writable(folder: Path) -> bool:
         return False
 
 
-def _complete(export: Path) -> bool:
-    return (export / "StringIds.parquet").is_file() and (export / "CUPTI_ACTIVITY_KIND_KERNEL.parquet").is_file()
+def damage(export: Path) -> str | None:
+    """What makes a conversion unusable: a table every export holds that is missing, or a Parquet file whose footer
+    cannot be read (cut short, overwritten); None when it is whole."""
+    import pyarrow as pa
+    import pyarrow.parquet
+
+    for table in REQUIRED_TABLES:
+        if not (export / f"{table}.parquet").is_file():
+            return f"it holds no {table}.parquet"
+    for table in sorted(export.glob("*.parquet")):
+        try:
+            pyarrow.parquet.read_metadata(table)
+        except (pa.ArrowException, OSError) as exc:
+            return f"{table.name} cannot be read: {first_line(exc)}"
+    return None
 
 
 def _failure(report: Path, completed: subprocess.CompletedProcess) -> InputError:
@@ -63,17 +76,25 @@ def _failure(report: Path, completed: subprocess.CompletedProcess) -> InputError
     return InputError(f"{report}: nsys could not export the report: {reason}")
 
 
-def exported(report: Path, nsys: str | None, cache_dir: Path | None) -> Path:
-    """The export directory of `report`, converted now unless a conversion of the same bytes is cached."""
+def exported(report: Path, nsys: str | None, cache_dir: Path | None) -> tuple[Path, tuple[str, ...]]:
+    """The export directory of `report`, converted now unless a whole conversion of the same bytes is cached, and
+    the warnings of getting it (a damaged conversion found in the cache is removed and made again)."""
     sha256 = cache.known_hashes(report, cache.root(cache_dir) / "hashes")[0]
     # the report's own folder names its conversions, so reports of one name in two folders keep theirs apart
     prefix = f"{report.stem}.{hashlib.sha256(str(report.resolve()).encode()).hexdigest()[:8]}"
     name = f"{prefix}.{sha256[:16]}.{EXPORT_TYPE}"
     folders = conversion_folders(report, cache_dir)
+    notes = []
     for folder in folders:
-        if _complete(folder / name):
+        if not (folder / name).is_dir():
+            continue
+        found = damage(folder / name)
+        if found is None:
             cache.touch(folder / name)
-            return folder / name
+            return folder / name, tuple(notes)
+        cache.remove(folder / name)
+        notes.append(f"{report}: its cached conversion {folder / name} was damaged ({found}); it was removed and "
+                     f"the report converted again")
     executable = find_nsys(nsys)
     if executable is None:
         raise InputError(
@@ -85,18 +106,23 @@ def exported(report: Path, nsys: str | None, cache_dir: Path | None) -> Path:
         raise InputError(f"{report}: no folder to convert it into ({', '.join(map(str, folders))} cannot be "
                          f"written); give --cache-dir DIR")
     target = folder / name
+    timeout_s = settings.export_timeout_s()
     try:
         with cache.whole(target) as written:
             completed = subprocess.run(export_command(executable, report, written), capture_output=True, text=True,
-                                       errors="replace", timeout=EXPORT_TIMEOUT_S, check=False)
-            if completed.returncode != 0 or not _complete(written):
+                                       errors="replace", timeout=timeout_s, check=False)
+            if completed.returncode != 0:
                 raise _failure(report, completed)
+            found = damage(written)
+            if found is not None:  # never cached: the next command would read it again
+                raise InputError(f"{report}: nsys export wrote a damaged export ({found})")
     except subprocess.TimeoutExpired:
-        raise InputError(f"{report}: nsys export ran past {EXPORT_TIMEOUT_S} s") from None
+        raise InputError(f"{report}: nsys export ran past {timeout_s:g} s (${settings.EXPORT_TIMEOUT} sets how "
+                         f"long it may run)") from None
     except OSError as exc:
         raise InputError(f"{report}: could not run nsys ({exc})") from None
     for stale in folder.glob(f"{prefix}.*.{EXPORT_TYPE}"):
         if stale != target:  # a conversion of earlier bytes of this report
             cache.remove(stale)
     cache.evict(folder, keep=target)
-    return target
+    return target, tuple(notes)
