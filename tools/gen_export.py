@@ -76,7 +76,7 @@ def write_exports(gpu_csv: Path, kern_csv: Path, sqlite_path: Path, parquet_dir:
     for table, query in TABLES.items():
         query = query.format(global_pid=GLOBAL_PID, global_tid=GLOBAL_TID)
         con.execute(f"COPY ({query}) TO '{parquet_dir / (table + '.parquet')}' (FORMAT parquet)")
-        batches = con.execute(query).fetch_record_batch(SQLITE_BATCH)
+        batches = con.sql(query).to_arrow_reader(SQLITE_BATCH)
         with pa.OSFile(str(arrow_dir / f"{table}.arrow"), "wb") as sink, \
                 pyarrow.ipc.new_stream(sink, batches.schema) as stream:
             for batch in batches:
