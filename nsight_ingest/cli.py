@@ -361,6 +361,8 @@ def summarize(
     print(report.to_json(outcome.summary))
     for failure in outcome.failed:
         _warn(f"failed: {failure}")
+    for damaged in outcome.summary["damaged_history_files"]:
+        _warn(f"{damaged}: cannot be read as history (cut short, overwritten or another schema): left out")
     if outcome.exit_code:
         raise typer.Exit(outcome.exit_code)
 

@@ -66,11 +66,14 @@ class Cluster:
             self._local.close()
 
     def map(self, task: Callable[..., Any], arguments: Sequence[tuple], labels: Sequence[str],
-            where_last: bool = False) -> list[Any]:
+            where_last: bool = False, each: Callable[[Any], Any] | None = None) -> list[Any]:
         """`task(*args)` for each tuple of arguments, in order; `labels` name them in an error. With `where_last`,
-        each runs on the worker that ran the same task number of the previous map, when it still can."""
+        each runs on the worker that ran the same task number of the previous map, when it still can. `each`, when
+        given, takes each result as it comes back, and what it returns is kept: the client need not hold every
+        result whole at once."""
+        each = each or (lambda result: result)
         if self._client is None:
-            return [task(*args) for args in arguments]
+            return [each(task(*args)) for args in arguments]
         from distributed import KilledWorker
 
         futures = []
@@ -82,7 +85,7 @@ class Cluster:
         results = []
         for future, label in zip(futures, labels, strict=True):
             try:
-                results.append(future.result())
+                results.append(each(future.result()))
             except KilledWorker:
                 raise InputError(f"{label}: the Dask worker reading it died (out of memory, or killed); "
                                  f"the command stops") from None

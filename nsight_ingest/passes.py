@@ -376,7 +376,20 @@ class CommunicationOverlap:
 def merged(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """The union of intervals [start, end) as disjoint ones that do not touch, ordered by start (empty ones go)."""
     keep = ends > starts
-    starts, ends = _in_order(starts[keep], ends[keep])
+    return _joined(*_in_order(starts[keep], ends[keep]))
+
+
+def merged_unions(first: tuple[np.ndarray, np.ndarray], second: tuple[np.ndarray, np.ndarray]
+                  ) -> tuple[np.ndarray, np.ndarray]:
+    """The union of two unions of intervals (starts, ends), each as `merged` gives it, the same way."""
+    starts, ends = np.concatenate([first[0], second[0]]), np.concatenate([first[1], second[1]])
+    order = np.argsort(starts, kind="stable")  # two ordered runs: one merge
+    return _joined(starts[order], ends[order])
+
+
+def _joined(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """Non-empty intervals ordered by start joined where they overlap or touch (the order of ends does not
+    matter)."""
     if not len(starts):
         return starts, ends
     reach = np.maximum.accumulate(ends)

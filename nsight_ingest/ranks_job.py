@@ -188,14 +188,17 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
             alignment, collectives = ranks.align(captures, sources, shared_clock=len(captures) == 1,
                                                  offsets=given, time_range=window)
             per_capture = [[s for s in sources if s.source == c.path] for c in captures]
+            busy = ranks.BusyUnion()
             found = place.map(answers, [(job, mine, alignment, shared) for job, mine in zip(jobs, per_capture,
                                                                                             strict=True)],
-                              labels, where_last=True)
+                              labels, where_last=True, each=busy.take)
         finally:
             place.everywhere(forget, job_id)
     _warn(run, [a.warnings for a in found])
-    result = with_keys(RANKS, ranks.analyse(captures, sources, alignment, collectives, found, run.family_set,
+    result = with_keys(RANKS, ranks.analyse(captures, sources, alignment, collectives, found, busy, run.family_set,
                                                 windowed=window is not None))
+    if result["caveat"]:
+        run.warnings.append(result["caveat"])
     if use_cache and key is None:  # the inputs' hashes are known now: the tasks learnt them
         key = _answer_key(run, resolved, options, compute=True)
     if key is not None:

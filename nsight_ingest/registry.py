@@ -182,7 +182,8 @@ RANKS = Analysis(
     "waiting, communication overlap per rank.", ranks.analyse, "print_ranks",
     modules=("ranks.bounds", "ranks.nccl_kernels", "ranks.clock_estimates", "ranks.collectives", "ranks.per_rank",
              "ranks.busy", "communication.overlap"),
-    keys=("aligned_profile_span_seconds", "non_nccl_kernel_seconds_per_gpu", "both_gpus_idle_ms",
+    keys=("aligned", "unaligned_ranks", "caveat", "aligned_profile_span_seconds", "non_nccl_kernel_seconds_per_gpu",
+          "both_gpus_idle_ms",
           "both_gpus_idle_percent_of_aligned_span", "ranks", "rank_labels", "collectives", "aligned_span_ns",
           "inputs", "family_set"),
     options=(Option("rank_pattern", "--rank-pattern", None, "regex whose group 1 is the rank in a file name "

@@ -203,8 +203,9 @@ def test_a_damaged_history_file_is_listed_and_skipped(run_cli, baseline_nights, 
     run_history(run_cli, baseline_nights[:3], history)
     damaged = sorted(history.glob("date=2026-11-02/*.parquet"))[0]
     damaged.write_bytes(damaged.read_bytes()[:100])  # cut short
-    code, out, _ = summarize(run_cli, baseline_nights[3], history, 4)
+    code, out, err = summarize(run_cli, baseline_nights[3], history, 4)
     assert code == 0 and out["damaged_history_files"] == [str(damaged)] and len(out["written"]) == 1
+    assert f"{damaged}: cannot be read as history (cut short, overwritten or another schema): left out" in err
     assert str(damaged) in (history / "reports" / "2026-11-04.md").read_text()
     checks = nightly.history.night(history, dt.date(2026, 11, 4), nightly.RuleFolders().versions(),
                                     nightly.history.Baseline()).checks

@@ -113,6 +113,20 @@ def test_merged_is_the_union_in_disjoint_pieces(spans):
         [(s, s + d) for s, d in spans if d > 0])
 
 
+@settings(max_examples=200, deadline=None)
+@given(first=st.lists(st.tuples(st.integers(-100, 200), st.integers(1, 30)), max_size=15),
+       second=st.lists(st.tuples(st.integers(-100, 200), st.integers(1, 30)), max_size=15))
+def test_merged_unions_is_the_union_of_both(first, second):
+    """Two unions (one rank's busy intervals, the ranks' so far): their union, as merged gives it."""
+    def as_union(spans):
+        return passes.merged(np.array([s for s, _ in spans], dtype=np.int64),
+                             np.array([s + d for s, d in spans], dtype=np.int64))
+
+    got_starts, got_ends = passes.merged_unions(as_union(first), as_union(second))
+    assert list(zip(got_starts.tolist(), got_ends.tolist(), strict=True)) == union(
+        [(s, s + d) for s, d in first + second])
+
+
 def _capture(folder, shuffle: bool):
     """A two-GPU, two-stream capture with memory operations and launch rows, its rows in start order or not."""
     rng = random.Random(7)

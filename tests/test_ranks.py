@@ -7,7 +7,7 @@ import sqlite3
 
 import pytest
 
-from tests.conftest import DATA
+from tests.conftest import DATA, GPU_HEADER, kernel_row, write
 from tests.intervals import length, union
 from tools.gen_ranks import NCCL, generate
 
@@ -40,6 +40,32 @@ def test_offsets_idle_and_all_gather_recovered(two_ranks, run_cli):
         assert out["non_nccl_kernel_seconds_per_gpu"][rank] == pytest.approx(non_nccl / 1e9)
         busy = length(union([(s, e) for s, e, _ in intervals]))
         assert out[f"rank{rank}_kernel_union_percent_of_rank_step"] == pytest.approx(100 * busy / span)
+
+
+def test_ranks_without_a_matching_collective_say_they_are_not_aligned(tmp_path, run_cli):
+    """No collective in either rank: the clocks are taken as they are, and the answer says so, with one warning."""
+    write(tmp_path / "job_rank0_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(0, 100, "gemm"),
+                                                                 kernel_row(200, 100, "gemm")])
+    write(tmp_path / "job_rank1_cuda_gpu_trace.csv", GPU_HEADER, [kernel_row(50, 100, "gemm")])
+    result = run_cli("ranks", tmp_path / "job_rank0_cuda_gpu_trace.csv", tmp_path / "job_rank1_cuda_gpu_trace.csv")
+    assert result.code == 0, result.err
+    out = result.json()
+    assert out["aligned"] is False and out["unaligned_ranks"] == [1]
+    assert [r["clock"] for r in out["ranks"]] == ["reference", "no matching collectives: not aligned"]
+    # span [0, 300) on the clocks as given; some GPU busy in [0, 150) and [200, 300): 50 ns with no GPU busy
+    assert out["aligned_span_ns"] == [0, 300] and out["both_gpus_idle_ms"] == pytest.approx(50 / 1e6)
+    (warning,) = [line for line in result.err.splitlines() if "could not be aligned" in line]
+    assert warning == f"nsight-ingest: {out['caveat']}" and "rank(s) 1 could not be aligned" in warning
+    assert "NOT ALIGNED" in run_cli("ranks", tmp_path / "job_rank0_cuda_gpu_trace.csv",
+                                    tmp_path / "job_rank1_cuda_gpu_trace.csv", "--format", "table").out
+    again = run_cli("ranks", tmp_path / "job_rank0_cuda_gpu_trace.csv", tmp_path / "job_rank1_cuda_gpu_trace.csv")
+    assert out["caveat"] in again.err  # the cached answer warns the same
+
+
+def test_aligned_ranks_carry_no_caveat(two_ranks, run_cli):
+    result = run_cli("ranks", *two_ranks.files)
+    assert result.json()["aligned"] is True and result.json()["caveat"] is None
+    assert "could not be aligned" not in result.err
 
 
 def test_collective_skew_and_who_waits(two_ranks, run_cli):

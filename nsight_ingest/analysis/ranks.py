@@ -9,7 +9,7 @@ its per-rank figures, communication overlap and busy intervals (`capture_answers
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import Any
 
 import duckdb
@@ -26,6 +26,12 @@ from nsight_ingest.store import TIME_LIMIT_NS, Capture
 # How a rank appears in a file name by default: group 1 is the rank ('trace_rank3_...', 'run_r12_...').
 RANK_PATTERN = r"(?:rank|_r)(\d+)"
 
+# How a rank's clock reads when no collective matched the reference's: it is then taken as is (offset 0).
+NOT_ALIGNED = "no matching collectives: not aligned"
+# What the cross-rank figures mean when some rank's clock could not be aligned.
+UNALIGNED_CAVEAT = ("the clocks of rank(s) {ranks} could not be aligned (no collective matches the reference "
+                    "rank's): their offsets are taken as 0, so the aligned span, the time all GPUs were idle and the "
+                    "collective skew assume those clocks agree; give --offset RANK=NS where the offset is known")
 # The client's small store, where only the ranks' collective kernels are: they stand in for every kernel.
 GATHERED_SUBSTITUTES = {"ranks.kernels": "ranks.gathered_nccl_kernels"}
 
@@ -81,6 +87,25 @@ class CaptureAnswers:
     busy_starts: np.ndarray
     busy_ends: np.ndarray
     warnings: tuple[str, ...] = field(default=())
+
+
+class BusyUnion:
+    """The union of the ranks' busy intervals (disjoint, ordered by start), folded in one rank's answers at a time
+    as they come back, so the client holds the union and one rank's intervals, not every rank's."""
+
+    def __init__(self) -> None:
+        self.starts, self.ends = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
+
+    def take(self, answers: CaptureAnswers) -> CaptureAnswers:
+        """Fold in the answers' busy intervals; the answers without them."""
+        self.starts, self.ends = passes.merged_unions((self.starts, self.ends),
+                                                      (answers.busy_starts, answers.busy_ends))
+        return replace(answers, busy_starts=self.starts[:0], busy_ends=self.ends[:0])
+
+    @property
+    def busy_ns(self) -> int:
+        """The length of the union: the time some GPU ran a kernel (ns)."""
+        return int((self.ends - self.starts).sum())
 
 
 def rank_regex(pattern: str | None) -> re.Pattern:
@@ -179,7 +204,7 @@ def fill_gathered(scope: Scope) -> None:
         ranked = table.set_column(table.schema.get_field_index("rank"), "rank",
                                   pa.array(np.full(len(table), rank, dtype=np.int32)))
         scope.con.register("gathered_rank", ranked)
-        scope.con.execute("INSERT INTO rank_kernels SELECT * FROM gathered_rank")
+        scope.con.execute("INSERT INTO rank_kernels BY NAME SELECT * FROM gathered_rank")
         scope.con.unregister("gathered_rank")
 
 
@@ -251,9 +276,10 @@ def _offsets(scope: Scope, sources: list[RankSource], shared_clock: bool,
                                     "how": "given"}
         elif shared_clock:
             offsets[source.rank] = {"offset_ns": 0, "residual_ns": None, "matched": None, "how": "shared clock"}
+        elif row is None and source.rank == reference:  # the clock the others align to, collectives or none
+            offsets[source.rank] = {"offset_ns": 0, "residual_ns": None, "matched": 0, "how": "reference"}
         elif row is None:
-            offsets[source.rank] = {"offset_ns": 0, "residual_ns": None, "matched": 0,
-                                    "how": "no matching collectives: not aligned"}
+            offsets[source.rank] = {"offset_ns": 0, "residual_ns": None, "matched": 0, "how": NOT_ALIGNED}
         else:
             offsets[source.rank] = {"offset_ns": int(row["offset_ns"]), "residual_ns": float(row["residual_ns"]),
                                     "matched": int(row["matched_collectives"]),
@@ -262,22 +288,23 @@ def _offsets(scope: Scope, sources: list[RankSource], shared_clock: bool,
 
 
 def analyse(captures: list[CaptureFacts], sources: list[RankSource], alignment: Alignment,
-            collectives: list[dict[str, Any]], answers: list[CaptureAnswers], family_set: RuleSet, *,
-            windowed: bool) -> dict[str, Any]:
+            collectives: list[dict[str, Any]], answers: list[CaptureAnswers], busy: BusyUnion, family_set: RuleSet,
+            *, windowed: bool) -> dict[str, Any]:
     """The multi-rank summary (the aligned span, every GPU idle, per-rank NCCL and all-gather time), per-rank
-    blocks and per-collective skew, from every rank capture's answers, with the input files and the family rules
-    that name the communication kernels; `windowed`: a --range was given (each rank's step is then the span, not
-    its NVTX step)."""
+    blocks and per-collective skew, from every rank capture's answers and the union of their busy intervals, with
+    the input files and the family rules that name the communication kernels; `windowed`: a --range was given
+    (each rank's step is then the span, not its NVTX step)."""
     clocks = alignment.clocks
     span_start, span_end = alignment.span
     span = span_end - span_start
     per_rank = {row["rank"]: row for answer in answers for row in answer.per_rank}
     overlap = communication.by_device([row for answer in answers for row in answer.overlap],
                                       [str(source.rank) for source in sources])
-    busy_starts, busy_ends = passes.merged(np.concatenate([a.busy_starts for a in answers]),
-                                           np.concatenate([a.busy_ends for a in answers]))
-    idle = span - int((busy_ends - busy_starts).sum())
+    idle = span - busy.busy_ns
+    unaligned = [s.rank for s in sources if clocks[s.rank]["how"] == NOT_ALIGNED]
     result: dict[str, Any] = {
+        "aligned": not unaligned, "unaligned_ranks": unaligned,
+        "caveat": UNALIGNED_CAVEAT.format(ranks=", ".join(map(str, unaligned))) if unaligned else None,
         "aligned_profile_span_seconds": span / 1e9,
         "non_nccl_kernel_seconds_per_gpu": [int(per_rank.get(s.rank, {}).get("non_nccl_kernel_ns", 0)) / 1e9
                                             for s in sources],

@@ -460,8 +460,8 @@ def print_ranks(result: dict[str, Any], console: Console | None = None) -> None:
     """The multi-rank summary as text."""
     console = console or _console(width=150)
     console.print(f"aligned span {result['aligned_profile_span_seconds']:.6f} s; all GPUs idle"
-                  f" {result['both_gpus_idle_ms']:,.3f} ms ({pct(result['both_gpus_idle_percent_of_aligned_span'])})",
-                  highlight=False)
+                  f" {result['both_gpus_idle_ms']:,.3f} ms ({pct(result['both_gpus_idle_percent_of_aligned_span'])})"
+                  f"{'' if result['aligned'] else ' (NOT ALIGNED: ' + result['caveat'] + ')'}", highlight=False)
     table = _table()
     for column in ("rank", "device", "kernels", "NCCL kernels", "NCCL ms", "non-NCCL s", "kernel union %",
                    "comm. ms", "exposed ms", "overlap %", "clock offset ns", "residual ns", "clock"):

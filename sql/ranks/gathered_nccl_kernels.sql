@@ -3,11 +3,11 @@
 -- filled by: nsight_ingest.analysis.ranks
 -- creates: rank_kernels
 --   rank         rank number
---   stream_id    CUDA stream
+--   stream_id    NULL here (the alignment reads no stream)
 --   start_ns     kernel start, the rank's own clock (ns)
 --   end_ns       kernel end (ns)
 --   duration_ns  kernel duration (ns)
---   name         kernel name
+--   name         NULL here (the alignment reads no name)
 --   collective   NCCL collective it runs (never NULL here: only collective kernels are gathered)
 --   ordinal      1.. per rank and collective in start order
 CREATE OR REPLACE TEMP TABLE rank_kernels (rank INTEGER, stream_id BIGINT, start_ns BIGINT, end_ns BIGINT,

@@ -1,13 +1,13 @@
--- The kernels of ranks.kernels that run an NCCL collective, every column: what the clock estimate and the
--- collective skew need of a rank, gathered from every rank's store (ranks.gathered_nccl_kernels).
+-- The kernels of ranks.kernels that run an NCCL collective, with the columns the clock estimate and the
+-- collective skew read of them: gathered from every rank's store (ranks.gathered_nccl_kernels). Only these travel
+-- from a rank's worker: a rank of 2M kernels has some 500k collective kernels, and their names would be most of it.
 -- requires: ranks.kernels
 -- returns: rows
 --   rank         rank number
---   stream_id    CUDA stream
 --   start_ns     kernel start, the rank's own clock (ns)
 --   end_ns       kernel end (ns)
 --   duration_ns  kernel duration (ns)
---   name         kernel name
 --   collective   NCCL collective it runs
 --   ordinal      1.. per rank and collective in start order
-SELECT * FROM rank_kernels WHERE collective IS NOT NULL ORDER BY rank, collective, ordinal
+SELECT rank, start_ns, end_ns, duration_ns, collective, ordinal
+FROM rank_kernels WHERE collective IS NOT NULL ORDER BY rank, collective, ordinal
