@@ -86,6 +86,48 @@ def test_cpu_launch_bound_and_tiny_kernels(tmp_path, run_cli):
     assert skipped(out) == {"memory_bound_hot_kernel": NEEDS_NCU, "latency_bound_hot_kernel": NEEDS_NCU}
 
 
+@pytest.mark.parametrize(("graph_corr", "advice"), [
+    (None, "capture the loop in a CUDA graph"),  # no graph launch: graphs are the advice
+    (1, "The loop already replays CUDA graphs"),  # a replay whose kernels are traced (they carry its correlation id)
+    (99, "Capture again with --cuda-graph-trace=node first: 1 CUDA graph replays"),  # one whose kernels are not
+])
+def test_cpu_launch_bound_never_advises_graphs_to_a_capture_that_replays_them(tmp_path, run_cli, graph_corr, advice):
+    calls = [] if graph_corr is None else [(-5000, 400, "cudaGraphLaunch_v10000", graph_corr)]
+    gpu = capture(tmp_path, LAUNCH_BOUND, calls=calls)
+    launch = by_id(findings(run_cli, gpu))["cpu_launch_bound"]
+    assert advice in launch["suggestion"] and "cuda_api_trace" not in launch["caveat"]
+    if graph_corr != 1:
+        assert "The loop already replays" not in launch["suggestion"]
+    result = run_cli("classify", gpu)
+    integrity = result.json()["integrity"]
+    untraced = 1 if graph_corr == 99 else 0
+    assert (integrity["graph_launches"], integrity["untraced_graph_launches"]) == (len(calls), untraced)
+    assert ("without --cuda-graph-trace=node" in result.err) == bool(untraced)
+
+
+def test_without_an_api_trace_graph_replays_are_unknown_and_the_caveat_says_so(tmp_path, run_cli):
+    gpu = capture(tmp_path, LAUNCH_BOUND, api=False)
+    integrity = run_cli("classify", gpu).json()["integrity"]
+    assert (integrity["graph_launches"], integrity["untraced_graph_launches"], integrity["graph_kernels"]) == (
+        None, None, 0)  # unknown without the API trace; the kern_exec trace shows no graph kernel
+    launch = by_id(findings(run_cli, gpu))["cpu_launch_bound"]
+    assert "Without the CUDA API trace (cuda_api_trace)" in launch["caveat"]
+
+
+def test_a_real_capture_of_graph_replays_traced_node_by_node(run_cli):
+    """The DiT block replayed as CUDA graphs on an H200, with its API trace: its graph launches counted from the
+    API trace, each traced (some GPU operation carries its correlation id), checked with plain csv here."""
+    folder = DATA / "nsys" / "dit_graph"
+    api = read_csv(folder / "h200_dit_graph_cuda_api_trace.csv")
+    launches = [row for row in api if row["Name"].startswith("cudaGraphLaunch")]
+    gpu_corr = {row["CorrId"] for row in read_csv(folder / "h200_dit_graph_cuda_gpu_trace.csv")}
+    result = run_cli("classify", folder / "h200_dit_graph_cuda_gpu_trace.csv")
+    integrity = result.json()["integrity"]
+    assert integrity["graph_launches"] == len(launches) > 0
+    assert integrity["untraced_graph_launches"] == sum(row["CorrID"] not in gpu_corr for row in launches) == 0
+    assert "--cuda-graph-trace=node" not in result.err
+
+
 def test_launches_in_time_and_kernels_longer_than_their_calls(tmp_path, run_cli):
     # each call (50 ns) returns 50 ns before the previous kernel ends: no CPU-launch idle, no tiny kernel
     out = findings(run_cli, capture(tmp_path, [(1000 * i, 200, GEMM, 7, 1000 * i - 900, 50) for i in range(10)]))

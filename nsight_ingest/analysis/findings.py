@@ -41,6 +41,7 @@ EVIDENCE = (
     Evidence("launches_by_family", "launches.by_family"),
     Evidence("short_kernels", "launches.short_kernels"),
     Evidence("sync_calls", "idle.sync_calls"),
+    Evidence("graph_launches", "scope.graph_launches"),
     Evidence("memory_transfers", "memory.transfers"),
     Evidence("ncu_verdicts", "ncu.by_kernel"),
 )

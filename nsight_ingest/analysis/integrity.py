@@ -15,6 +15,7 @@ def check(scope: Scope, capture: Capture, coverage: dict[str, Any] | None) -> di
     """The `integrity` block of the scope; `coverage` is scope.launch_coverage's row (None: no kern_exec)."""
     row = scope.row("scope.integrity")
     block: dict[str, Any] = {key: int(value) for key, value in row.items()}
+    block |= {key: None if value is None else int(value) for key, value in scope.row("scope.graph_launches").items()}
     if coverage is not None:
         rows, matched = int(coverage["launch_rows"]), int(coverage["launch_rows_matched"])
         block |= {"launch_rows": rows, "launch_rows_matched": matched,
@@ -30,6 +31,11 @@ def warnings(block: dict[str, Any], capture: Capture) -> list[str]:
                       ("absurd_duration_operations", "durations over an hour")):
         if block[key]:
             found.append(f"{path}: {block[key]} GPU operation(s) with {what} left out of the analysis")
+    if block["untraced_graph_launches"]:
+        found.append(f"{capture.api.path}: {block['untraced_graph_launches']} of its {block['graph_launches']} CUDA "
+                     f"graph launches have no GPU operations in {path}: it was captured without "
+                     f"--cuda-graph-trace=node, so the graphs' kernels and their time are not in it (they read as "
+                     f"idle); capture again with --cuda-graph-trace=node")
     rate = block.get("launch_match_percent")
     if rate is not None and rate < MIN_LAUNCH_MATCH_PERCENT:
         found.append(f"{capture.kern_exec.path}: only {rate:.1f}% of its rows match a kernel of {path}"

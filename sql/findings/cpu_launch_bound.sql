@@ -4,8 +4,16 @@
 -- up to 100 us a kernel it is launch overhead (the framework's dispatch and the launch calls: CUDA graphs and fusion
 -- remove it); beyond, it is host work between launches (copies, allocations, data loading, Python), which graphs do
 -- not remove. Severity by the wait's share of the span: high from 25%, medium from 10%, low below. Gain ceiling:
--- cpu_launch_ns itself, the GPU time spent waiting for the CPU.
-WITH waits AS (
+-- cpu_launch_ns itself, the GPU time spent waiting for the CPU. Graphs are advised only to a capture that replays
+-- none (graph_launches): one that does is told to bring the rest into them, and one whose replays were not traced
+-- (captured without --cuda-graph-trace=node) that part of the wait may be the graphs' own GPU work.
+WITH graphs AS (
+    SELECT coalesce(sum(graph_launches), 0) + coalesce(sum(graph_kernels), 0) > 0 AS replays_graphs,
+           coalesce(sum(untraced_graph_launches), 0) AS untraced_graph_launches,
+           bool_or(graph_launches IS NULL) AS without_api_calls
+    FROM graph_launches
+),
+waits AS (
     SELECT c.nvtx_group, c.device, c.cpu_launch_ns, c.kernel_idle_ns, s.gpu_span_ns, s.kernel_count,
            c.cpu_launch_ns / s.kernel_count AS wait_per_kernel_ns,
            c.cpu_launch_ns / s.kernel_count <= 100000 AS launch_overhead
@@ -29,12 +37,21 @@ SELECT
      'wait_per_kernel_ns': wait_per_kernel_ns} AS evidence,
     {'nvtx_group': nvtx_group, 'device': device} AS scope,
     cpu_launch_ns AS gain_ceiling_ns,
-    CASE WHEN launch_overhead
+    CASE WHEN untraced_graph_launches > 0
+         THEN printf('Capture again with --cuda-graph-trace=node first: %d CUDA graph replays ran kernels this '
+                     || 'capture does not hold, so part of this wait may be their GPU work', untraced_graph_launches)
+         WHEN launch_overhead AND replays_graphs
+         THEN 'The loop already replays CUDA graphs: bring the kernels launched outside them into the graphs, fuse '
+              || 'small kernels, and keep other host work off the launching thread'
+         WHEN launch_overhead
          THEN 'Launch fewer kernels: capture the loop in a CUDA graph (torch.cuda.CUDAGraph, torch.compile mode '
               || '"reduce-overhead"), fuse small kernels, and keep other host work off the launching thread'
          ELSE 'Find the host work between launches: the API calls in the largest gaps (launches), allocations and '
               || 'copies inside the loop, data loading and Python; move it off the critical path or overlap it' END
         AS suggestion,
     'The wait runs until the launch call returns, so it includes whatever the host did before the call; faster '
-        || 'launches can expose other waits' AS caveat
-FROM waits
+        || 'launches can expose other waits'
+        || CASE WHEN without_api_calls THEN '. Without the CUDA API trace (cuda_api_trace) neither host '
+                || 'synchronization between launches nor CUDA graph replays nsys did not trace can be seen' ELSE '' END
+        AS caveat
+FROM waits, graphs

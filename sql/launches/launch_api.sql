@@ -3,7 +3,7 @@
 -- start and duration, so a call is a distinct (pid, tid, api_start_ns, api_duration_ns): a thread runs one API call
 -- at a time, so the function need not be part of the key (grouping on integers alone is twice as fast).
 -- Percentiles come from the calls counted per distinct duration (ns_percentiles).
--- requires: scope.launches, common.percentiles
+-- requires: scope.launches, common.percentiles, common.graph_launch
 -- returns: rows
 --   api_function  launch API ('(unknown)' when the export gives none)
 --   calls         distinct launch calls
@@ -31,7 +31,7 @@ ranked AS (
 SELECT api_function,
        sum(calls)                                                    AS calls,
        sum(kernels)                                                  AS kernels,
-       regexp_matches(api_function, '^cu(da)?GraphLaunch')           AS is_graph,
+       is_graph_launch(api_function)                                 AS is_graph,
        unnest(ns_percentiles(api_duration_ns, upto, n))  -- p50_ns, p90_ns, p99_ns, max_ns
 FROM ranked
 GROUP BY api_function
