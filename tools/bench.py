@@ -323,12 +323,15 @@ def traffic(files: list[str], cache_dir: Path) -> dict:
     counted = {"moved_bytes": 0, "task_seconds": 0.0}
     mapped = cluster.Cluster.map
 
-    def counting(self, task, arguments, labels, where_last=False):
+    def counting(self, task, arguments, labels, where_last=False, each=None):
+        def weighed(result):  # each result as it comes back, before the client folds it
+            counted["moved_bytes"] += len(pickle.dumps(result))
+            return each(result) if each else result
+
         started = time.perf_counter()
-        results = mapped(self, task, arguments, labels, where_last)
+        results = mapped(self, task, arguments, labels, where_last, weighed)
         counted["task_seconds"] += time.perf_counter() - started
-        counted["moved_bytes"] += sum(len(pickle.dumps((task, *args))) for args in arguments) + \
-            sum(len(pickle.dumps(result)) for result in results)
+        counted["moved_bytes"] += sum(len(pickle.dumps((task, *args))) for args in arguments)
         return results
 
     cluster.Cluster.map = counting
