@@ -174,6 +174,33 @@ def test_an_export_without_kernels_or_not_an_export(tmp_path):
     assert con.execute("SELECT count(*) FROM duckdb_databases() WHERE database_name = 'nsys_export'").fetchone()[0] == 0
 
 
+def test_sqlite_read_natively_and_through_python_where_the_native_reader_refuses(tmp_path, monkeypatch):
+    """SQLite's C library reads the export (ADBC); a table holding text that is not UTF-8, which it refuses, is read
+    through Python's sqlite3 instead (the bytes replaced): every other value the same."""
+    from nsight_ingest.readers import export
+
+    fallbacks = []
+    python_read = export._sqlite_batches
+    monkeypatch.setattr(export, "_sqlite_batches", lambda cursor, schema: fallbacks.append(schema.names) or
+                        python_read(cursor, schema))
+    con = store.connect(details=True)
+    good = rows(con, "cuda_gpu_trace", EXPORTS["sqlite"])
+    assert fallbacks == []  # read natively
+    damaged = tmp_path / "damaged.sqlite"
+    damaged.write_bytes(EXPORTS["sqlite"].read_bytes())
+    with sqlite3.connect(damaged) as db:
+        (name_id,) = db.execute("SELECT demangledName FROM CUPTI_ACTIVITY_KIND_KERNEL LIMIT 1").fetchone()
+        (name,) = db.execute("SELECT value FROM StringIds WHERE id = ?", [name_id]).fetchone()
+        db.execute("UPDATE StringIds SET value = CAST(? AS TEXT) WHERE id = ?", [b"\xff" + name.encode(), name_id])
+    got = rows(store.connect(details=True), "cuda_gpu_trace", damaged)
+    assert fallbacks and all("value" in names for names in fallbacks)  # only StringIds went through Python
+    name_column = COMPARED["cuda_gpu_trace"][1].split(", ").index("name")
+    assert len(got) == len(good)
+    changed = [(a, b) for a, b in zip(sorted(got), sorted(good), strict=True) if a != b]
+    assert changed and all(a[name_column] == "\ufffd" + b[name_column] and a[:name_column] == b[:name_column]
+                           for a, b in changed)
+
+
 def test_a_large_sqlite_export_is_read_in_parts_by_workers(monkeypatch):
     """Above PARALLEL_ROWS rows, tables are read in rowid ranges by worker processes: the same rows, NVTX range
     ids (rowids) included."""

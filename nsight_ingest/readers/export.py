@@ -133,20 +133,46 @@ def _open_sqlite(path: Path) -> sqlite3.Connection:
     return source
 
 
+def _native_batches(path: Path, query: str, rows: tuple[int, int], schema) -> Iterator:
+    """The query's rows as Arrow batches of `schema`, read by SQLite's own C library through the ADBC driver (three
+    times as fast as Python's sqlite3, which builds an object for every value)."""
+    import adbc_driver_sqlite.dbapi
+    import pyarrow as pa
+
+    with adbc_driver_sqlite.dbapi.connect(f"{path.resolve().as_uri()}?mode=ro") as source, source.cursor() as cursor:
+        cursor.execute(query, rows)
+        for batch in cursor.fetch_record_batch():
+            batch = pa.RecordBatch.from_arrays([batch.column(i).cast(field.type) for i, field in enumerate(schema)],
+                                               schema=schema)
+            batch.validate(full=True)  # SQLite hands over text that is not UTF-8 as it is: refused here
+            yield batch
+
+
 def _write_sqlite_part(path: str, table: str, columns: dict[str, str], rows: tuple[int, int], out: str) -> None:
     """Write the rows `low < rowid <= high` of an SQLite table's `columns` to a Parquet file, batch by batch (run in
-    a worker process: Python's sqlite3 builds every value as an object, so one process per core reads the table)."""
+    a worker process for a large export): natively, or through Python's sqlite3 where the native reader refuses the
+    values (text that is not UTF-8, a column whose values change type), which reads anything."""
+    import adbc_driver_manager
     import pyarrow as pa
     import pyarrow.parquet
 
     schema = pa.schema([(c, _arrow_type(kind)) for c, kind in columns.items()])
     select = ", ".join("rowid" if c == ROW_NUMBER else f'"{c}"' for c in columns)
+    query = f'SELECT {select} FROM "{table}" WHERE rowid > ? AND rowid <= ?'
+
+    def write(batches: Iterator) -> None:
+        with pyarrow.parquet.ParquetWriter(out, schema, compression="none") as writer:
+            for batch in batches:
+                writer.write_batch(batch)
+
+    try:
+        write(_native_batches(Path(path), query, rows, schema))
+        return
+    except (adbc_driver_manager.Error, pa.ArrowException):
+        pass  # the file is written again below, whole
     source = _open_sqlite(Path(path))
     try:
-        cursor = source.execute(f'SELECT {select} FROM "{table}" WHERE rowid > ? AND rowid <= ?', rows)
-        with pyarrow.parquet.ParquetWriter(out, schema, compression="none") as writer:
-            for batch in _sqlite_batches(cursor, schema):
-                writer.write_batch(batch)
+        write(_sqlite_batches(source.execute(query, rows), schema))
     finally:
         source.close()
 
