@@ -37,6 +37,7 @@ from nsight_ingest.rules import Axis, RuleFile, RuleSet, load_rule_set, rule_row
 
 FINDINGS = Axis("finding", "findings", "--findings", context_rules=False)
 SEVERITIES = ("high", "medium", "low")  # most severe first
+GPU_TRACE_ROLE = "gpu_trace"  # the input every finding relies on
 COLUMNS = ("id", "severity", "title", "evidence", "scope", "gain_ceiling_ns", "suggestion", "caveat")
 SCOPE_KEYS = ("nvtx_group", "device", "stream", "kernel", "family", "collective")
 
@@ -153,19 +154,22 @@ def _rows(box: duckdb.DuckDBPyConnection, rule: RuleFile) -> list[dict[str, Any]
         raise InputError(f"{rule.path}: finding rule returned a value Python cannot hold: {first_line(exc)}") from None
 
 
-def run(finding_set: RuleSet, relations: dict[str, pa.Table], missing: dict[str, frozenset[str]],
+def run(finding_set: RuleSet, relations: dict[str, pa.Table], inputs: dict[Any, bool],
         span_ns: int) -> tuple[list[dict[str, Any]], list[dict[str, Any]]]:
-    """Run the pack over the evidence `relations` (in a sandbox holding only them): its findings, ranked, and the
-    findings it could not look for, `missing` naming per absent input (its description) the relations and columns
-    it leaves empty."""
+    """Run the pack over the evidence `relations` (in a sandbox holding only them): its findings, ranked, each with
+    the inputs it relied on, and the findings it could not look for. `inputs` holds each optional input
+    (analysis.findings.OptionalInput) and whether the capture has it."""
     findings, skipped = [], []
     with user_sql.sandbox(relations, store.MEMORY_LIMIT) as box:
         for rule in finding_set.files:
             reads = user_sql.identifiers(rule.sql)
-            lacking = [reason for reason, names in missing.items() if reads & names]
+            lacking = [given.description for given, present in inputs.items()
+                       if not present and reads & given.needed_by]
             if lacking:
                 skipped += [{"id": name, "rule_file": rule.path.name, "reason": "needs " + " and ".join(lacking)}
                             for name, _ in rule.declared]
                 continue
-            findings += [_finding(rule, row, span_ns) for row in _rows(box, rule)]
+            relied_on = [GPU_TRACE_ROLE, *(given.role for given, present in inputs.items()
+                                           if present and given.read_by(reads))]
+            findings += [{**_finding(rule, row, span_ns), "relied_on": relied_on} for row in _rows(box, rule)]
     return rank(findings), skipped

@@ -96,6 +96,7 @@ def test_cpu_launch_bound_never_advises_graphs_to_a_capture_that_replays_them(tm
     gpu = capture(tmp_path, LAUNCH_BOUND, calls=calls)
     launch = by_id(findings(run_cli, gpu))["cpu_launch_bound"]
     assert advice in launch["suggestion"] and "cuda_api_trace" not in launch["caveat"]
+    assert launch["relied_on"] == ["gpu_trace", "kern_exec", "api_trace"]  # launch rows; API calls for the graphs
     if graph_corr != 1:
         assert "The loop already replays" not in launch["suggestion"]
     result = run_cli("classify", gpu)
@@ -110,8 +111,10 @@ def test_without_an_api_trace_graph_replays_are_unknown_and_the_caveat_says_so(t
     integrity = run_cli("classify", gpu).json()["integrity"]
     assert (integrity["graph_launches"], integrity["untraced_graph_launches"], integrity["graph_kernels"]) == (
         None, None, 0)  # unknown without the API trace; the kern_exec trace shows no graph kernel
-    launch = by_id(findings(run_cli, gpu))["cpu_launch_bound"]
+    found = by_id(findings(run_cli, gpu))
+    launch = found["cpu_launch_bound"]
     assert "Without the CUDA API trace (cuda_api_trace)" in launch["caveat"]
+    assert launch["relied_on"] == found["tiny_kernels"]["relied_on"] == ["gpu_trace", "kern_exec"]
 
 
 def test_a_real_capture_of_graph_replays_traced_node_by_node(run_cli):
@@ -284,6 +287,42 @@ def test_real_two_gpu_capture_waits_for_the_late_gpu(run_cli):
         assert (send_recv["waited_ns"], send_recv["late_device"]) == (waited[device], late)
 
 
+def test_a_gpu_that_starts_late_is_named(tmp_path, run_cli):
+    # GPU 0: gemms [0,1000) and [1000,4000); GPU 1: one gemm [3000,4000). The span is [0,4000): GPU 1 runs nothing
+    # for its first 3000 ns, 75% of the span (high); GPU 0 is within 10% of both ends (no finding).
+    second = "NVIDIA H200 (1)"
+    gpu = write(tmp_path / "t_cuda_gpu_trace.csv", GPU_HEADER, [
+        kernel_row(T0, 1000, GEMM), kernel_row(T0 + 1000, 3000, GEMM),
+        kernel_row(T0 + 3000, 1000, GEMM, device=second)])
+    (late,) = [f for f in findings(run_cli, gpu)["findings"] if f["id"] == "late_or_early_device"]
+    assert (late["severity"], late["scope"], late["gain_ceiling_ns"]) == ("high", {"device": second}, 0)
+    assert late["evidence"] == {"late_start_ns": 3000, "early_end_ns": 0, "device_span_ns": 1000, "gpu_span_ns": 4000,
+                                "outside_percent_of_span": 75.0}
+    assert late["title"] == f"{second} starts 0.00 ms late: it runs nothing for 75% of the span (0.00 ms)"
+    devices = run_cli("classify", gpu).json()["devices"]
+    assert {d: (v["starts_late_ns"], v["ends_early_ns"]) for d, v in devices.items()} == {
+        DEVICE: (0, 0), second: (3000, 0)}
+
+
+@pytest.mark.parametrize("name", ["h100_2gpu_1s_no_nccl.sqlite", "2gpu_mfu_before_nccl.sqlite"])
+def test_late_or_early_gpus_of_real_two_gpu_captures(run_cli, name):
+    """Each GPU's time outside its own span, from the export with sqlite3: named when it passes 10% of the span."""
+    path = DATA / "multi_rank" / name
+    with closing(sqlite3.connect(f"file:{path}?mode=ro", uri=True)) as con:
+        bounds = {f"GPU ({device})": (first, last) for device, first, last in con.execute(
+            "SELECT deviceId, min(start), max(\"end\") FROM (SELECT deviceId, start, \"end\" FROM "
+            "CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT deviceId, start, \"end\" FROM CUPTI_ACTIVITY_KIND_MEMCPY "
+            "UNION ALL SELECT deviceId, start, \"end\" FROM CUPTI_ACTIVITY_KIND_MEMSET) GROUP BY deviceId")}
+    first, last = min(b[0] for b in bounds.values()), max(b[1] for b in bounds.values())
+    outside = {device: (b[0] - first, last - b[1]) for device, b in bounds.items()}
+    named = {f["scope"]["device"]: f for f in findings(run_cli, path)["findings"] if f["id"] == "late_or_early_device"}
+    assert set(named) == {d for d, (late, early) in outside.items() if late + early >= 0.10 * (last - first)}
+    for device, finding in named.items():
+        assert (finding["evidence"]["late_start_ns"], finding["evidence"]["early_end_ns"]) == outside[device]
+    devices = run_cli("classify", path).json()["devices"]
+    assert {d: (v["starts_late_ns"], v["ends_early_ns"]) for d, v in devices.items()} == outside
+
+
 def test_communication_under_compute_is_no_finding(tmp_path, run_cli):
     kernels = [(0, 1500, GEMM, 7, -100, 10), (500, 900, ALL_REDUCE, 20, 400, 10), (3000, 1000, GEMM, 7, 2900, 10)]
     out = findings(run_cli, capture(tmp_path, kernels))
@@ -385,6 +424,16 @@ def test_unclassified_kernel_time(tmp_path, run_cli):
     assert other["evidence"] == {
         "other_time_ns": 3000, "other_launches": 1, "kernel_time_ns": 4000, "other_percent_of_kernel_time": 75.0,
         "top_names": [{"short_name": CUSTOM, "name": CUSTOM, "launches": 1, "total_ns": 3000}]}
+
+
+def test_the_findings_table_names_kernels_by_their_short_names(tmp_path, run_cli):
+    demangled = "void my_ns::my_solver_step_kernel<float, 128>(my_ns::Params<float> const *, int)"
+    gpu = capture(tmp_path, [(0, 3000, demangled, 7, -100, 10), (3000, 1000, GEMM, 7, 2900, 10)])
+    (top,) = by_id(findings(run_cli, gpu))["unclassified_kernel_time"]["evidence"]["top_names"]
+    assert top["name"] == demangled and top["short_name"] == "my_solver_step_kernel"  # the JSON keeps both
+    table = run_cli("findings", gpu, "--format", "table").out
+    assert "my_solver_step_kernel (launches 1" in " ".join(table.split())
+    assert "my_ns::Params" not in table
 
 
 def test_a_small_unclassified_share_is_no_finding(tmp_path, run_cli):

@@ -156,6 +156,13 @@ def ncu_by_component(scope: Scope, ncu_traces: list[int], thresholds: Thresholds
     return result
 
 
+def _outside(device: dict[str, Any], whole: dict[str, Any]) -> dict[str, int]:
+    """How much later than the scope a device starts and how much earlier it ends (ns): idle time of the scope's span
+    that is outside the device's own."""
+    return {"starts_late_ns": int(device["first_start_ns"] - whole["first_start_ns"]),
+            "ends_early_ns": int(whole["last_end_ns"] - device["last_end_ns"])}
+
+
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The classify summary of one capture (or window): span, busy, gaps, overlap and components, with inputs,
     devices, launch API counts, integrity and (with ncu exports) bound verdicts per component."""
@@ -208,7 +215,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "family_policy": dict(family_set.classes()),
         "launch_api": launch_api_counts(scope.rows("launches.launch_api"), coverage) if has_launches else None,
         "inputs": inputs_block(capture.roles()),
-        "devices": {device: part(device) for device in devices},
+        "devices": {device: {**part(device), **_outside(totals[device], totals[None])} for device in devices},
         "rule_set": rule_set_block(scope.context),
         "capture_id": capture.capture_id,
         "integrity": integrity.check(scope, capture, coverage),

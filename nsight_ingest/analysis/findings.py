@@ -46,19 +46,34 @@ EVIDENCE = (
     Evidence("ncu_verdicts", "ncu.by_kernel"),
 )
 
-# What a capture may lack, and the evidence (relations and columns) that is empty or NULL without it: a rule reading
-# any of them is skipped when it is missing.
-LAUNCH_ROWS = ("the kernels' launch rows (a cuda_kern_exec_trace, or an nsys export with CUDA API calls)",
-               frozenset({"cpu_launch_ns", "short_kernels", "launches_by_family"}))
-API_CALLS = ("the CUDA API calls (a cuda_api_trace, or an nsys export with CUDA API calls)",
-             frozenset({"synchronization_ns", "sync_calls", "api_calls", "api_call_count"}))
-NCU = ("Nsight Compute metrics of the same workload (--ncu)", frozenset({"ncu_verdicts"}))
+@dataclass(frozen=True)
+class OptionalInput:
+    """An input a capture may lack: its role, what it is, the evidence (relations and columns) that is empty or NULL
+    without it (a rule reading any is skipped when it is missing), and the evidence it also informs when it is
+    there (a rule reading any relied on it)."""
+
+    role: str
+    description: str
+    needed_by: frozenset[str]
+    informs: frozenset[str] = frozenset()
+
+    def read_by(self, identifiers: set[str]) -> bool:
+        """True when a rule reading these identifiers relies on this input."""
+        return bool(identifiers & (self.needed_by | self.informs))
 
 
-def missing_inputs(capture: Capture) -> dict[str, frozenset[str]]:
-    """Per input the capture lacks, its description and the evidence identifiers it leaves empty."""
-    lacking = {LAUNCH_ROWS: capture.kern_exec is None, API_CALLS: capture.api is None, NCU: not capture.ncu}
-    return dict(needed for needed, missing in lacking.items() if missing)
+LAUNCH_ROWS = OptionalInput("kern_exec", "the kernels' launch rows (a cuda_kern_exec_trace, or an nsys export with "
+                            "CUDA API calls)", frozenset({"cpu_launch_ns", "short_kernels", "launches_by_family"}),
+                            frozenset({"graph_kernels"}))
+API_CALLS = OptionalInput("api_trace", "the CUDA API calls (a cuda_api_trace, or an nsys export with CUDA API calls)",
+                          frozenset({"synchronization_ns", "sync_calls", "api_calls", "api_call_count"}),
+                          frozenset({"graph_launches", "untraced_graph_launches"}))
+NCU = OptionalInput("ncu", "Nsight Compute metrics of the same workload (--ncu)", frozenset({"ncu_verdicts"}))
+
+
+def optional_inputs(capture: Capture) -> dict[OptionalInput, bool]:
+    """Each input a capture may lack, and whether this one has it."""
+    return {LAUNCH_ROWS: capture.kern_exec is not None, API_CALLS: capture.api is not None, NCU: bool(capture.ncu)}
 
 
 def evidence(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, pa.Table]:
@@ -81,7 +96,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     if not totals or not totals[0]["gpu_operation_count"]:
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     span = int(totals[0]["gpu_span_ns"])
-    found, skipped = finding_rules.run(scope.context["finding_set"], relations, missing_inputs(capture), span)
+    found, skipped = finding_rules.run(scope.context["finding_set"], relations, optional_inputs(capture), span)
     if window:  # each finding says which window it is in, even when its rule's scope leaves that out
         found = [{**f, "scope": {"nvtx_group": window.label, **f["scope"]}} for f in found]
     return {"findings": found, "skipped": skipped, "gpu_span_ns": span,

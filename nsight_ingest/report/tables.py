@@ -508,6 +508,8 @@ def _evidence_item(item: Any) -> str:
     """An item of an evidence list: its first text (a name) with its other entries in brackets."""
     if not isinstance(item, dict):
         return str(item)
+    if "short_name" in item:  # a kernel by its short name: its full name and key stay in the JSON
+        item = {key: value for key, value in item.items() if key not in ("name", "kernel_key")}
     label = next((key for key, value in item.items() if isinstance(value, str)), None)
     rest = ", ".join(f"{key} {_evidence_value(key, value)}" for key, value in item.items()
                      if key != label and value is not None)

@@ -7,13 +7,17 @@
 --   kernel_count         kernels
 --   kernel_time_ns       summed kernel durations (ns)
 --   device_count         devices with operations
+--   first_start_ns       start of the first operation (ns)
+--   last_end_ns          end of the last operation (ns)
 SELECT
     CASE WHEN grouping(device) = 1 THEN NULL ELSE device END         AS device,
     max(end_ns) - min(start_ns)                                       AS gpu_span_ns,
     count(*)                                                          AS gpu_operation_count,
     count(*) FILTER (WHERE op_kind = 'kernel')                        AS kernel_count,
     coalesce(sum(duration_ns) FILTER (WHERE op_kind = 'kernel'), 0)   AS kernel_time_ns,
-    count(DISTINCT device)                                            AS device_count
+    count(DISTINCT device)                                            AS device_count,
+    min(start_ns)                                                     AS first_start_ns,
+    max(end_ns)                                                       AS last_end_ns
 FROM scope_ops
 GROUP BY GROUPING SETS ((device), ())
 ORDER BY device NULLS FIRST

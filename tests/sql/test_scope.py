@@ -141,10 +141,11 @@ def test_summary_per_device_and_whole_scope(scope):
         (1, "kernel", D0, 0, 7, 0, -1, "negative"),
         (1, "kernel", D1, 1, 7, 600, HOUR + 1, "too long"),
     ])
-    columns = ["gpu_span_ns", "gpu_operation_count", "kernel_count", "kernel_time_ns", "device_count"]
+    columns = ["gpu_span_ns", "gpu_operation_count", "kernel_count", "kernel_time_ns", "device_count",
+               "first_start_ns", "last_end_ns"]
     assert scope.rows("scope.summary") == [
-        {"device": None, **dict(zip(columns, [410, 5, 3, 170, 3], strict=True))},
-        {"device": "(no device)", **dict(zip(columns, [10, 1, 0, 0, 1], strict=True))},
-        {"device": D0, **dict(zip(columns, [300, 3, 2, 150, 1], strict=True))},
-        {"device": D1, **dict(zip(columns, [20, 1, 1, 20, 1], strict=True))},
+        {"device": None, **dict(zip(columns, [410, 5, 3, 170, 3, 100, 510], strict=True))},
+        {"device": "(no device)", **dict(zip(columns, [10, 1, 0, 0, 1, 500, 510], strict=True))},
+        {"device": D0, **dict(zip(columns, [300, 3, 2, 150, 1, 100, 400], strict=True))},
+        {"device": D1, **dict(zip(columns, [20, 1, 1, 20, 1, 150, 170], strict=True))},
     ]
