@@ -65,11 +65,14 @@ class CaptureInputs:
     nvtx_trace: Input | None
     api_trace: Input | None
     ncu: tuple[Input, ...]
+    api_summary: Input | None = None
+    kernel_summary: Input | None = None
 
     def roles(self) -> list[tuple[str, Input]]:
         """Each input with its role."""
         named = [("gpu_trace", self.gpu_trace), ("kern_exec", self.kern_exec), ("nvtx_trace", self.nvtx_trace),
-                 ("api_trace", self.api_trace), *(("ncu", i) for i in self.ncu)]
+                 ("api_trace", self.api_trace), ("api_summary", self.api_summary),
+                 ("kernel_summary", self.kernel_summary), *(("ncu", i) for i in self.ncu)]
         return [(role, i) for role, i in named if i is not None]
 
 
@@ -86,16 +89,18 @@ def resolve(files: CaptureFiles, sources: Sources, need_nvtx: bool = False, want
         return forms.resolve(text, sources.nsys, sources.cache_dir) if text is not None else None
 
     gpu = given(files.gpu_trace)
-    if gpu.is_export:
+    summaries = ()
+    if gpu.is_export:  # an export holds the traces the summaries are made of
         kern_exec, api, nvtx = (given(files.kern_exec) or gpu, given(files.api_trace) or gpu,
                                 given(files.nvtx_trace) or (gpu if need_nvtx or want_nvtx else None))
     else:
+        summaries = (_sibling(gpu, "cuda_api_sum"), _sibling(gpu, "cuda_gpu_kern_sum"))
         kern_exec = given(files.kern_exec) or _sibling(gpu, "cuda_kern_exec_trace")
         api = given(files.api_trace) or _sibling(gpu, "cuda_api_trace")
         nvtx = given(files.nvtx_trace) or (_sibling(gpu, "nvtx_pushpop_trace") if need_nvtx or want_nvtx else None)
         if need_nvtx and nvtx is None:
             raise InputError(f"no sibling nvtx_pushpop_trace for {files.gpu_trace}: give --nvtx-trace FILE")
-    return CaptureInputs(gpu, kern_exec, nvtx, api, tuple(given(path) for path in files.ncu))
+    return CaptureInputs(gpu, kern_exec, nvtx, api, tuple(given(path) for path in files.ncu), *summaries)
 
 
 def nvtx_name_given(flag: str, name: str | None) -> None:
@@ -204,7 +209,7 @@ def open_capture(run: Run, files: CaptureFiles | CaptureInputs, need_nvtx: bool 
     inputs = files if isinstance(files, CaptureInputs) else resolve(files, run.sources, need_nvtx, want_nvtx)
     run.warnings.extend(note for _, given in inputs.roles() for note in given.notes if note not in run.warnings)
     capture = store.ingest_capture(connect(run, [inputs]), inputs.gpu_trace, inputs.kern_exec, inputs.nvtx_trace,
-                                   inputs.ncu, inputs.api_trace)
+                                   inputs.ncu, inputs.api_trace, inputs.api_summary, inputs.kernel_summary)
     _note(run, [ingested for ingested, _ in capture.roles()])
     if capture.kern_exec is None:
         run.warnings.append(f"{inputs.gpu_trace.label}: the export has no CUDA API calls: launch figures are null"
@@ -228,6 +233,8 @@ def capture_scope(run: Run, capture: store.Capture, window: windows.Window | Non
     values = {"gpu_trace": capture.gpu_trace.trace_id,
               "kern_exec_trace": capture.kern_exec.trace_id if capture.kern_exec else None,
               "api_trace": capture.api.trace_id if capture.api else None,
+              "api_summary": capture.api_summary.trace_id if capture.api_summary else None,
+              "kernel_summary": capture.kernel_summary.trace_id if capture.kernel_summary else None,
               "nvtx_trace": capture.nvtx.trace_id if capture.nvtx else None, "ncu_traces": []}
     return Scope(run.con, values, {"window": window, "rule_set": run.rule_set, "family_set": run.family_set,
                                    "finding_set": run.finding_set},

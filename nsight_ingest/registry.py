@@ -92,10 +92,11 @@ CLASSIFY = Analysis(
     classify.answer, "print_classify",
     modules=("scope.summary", "classify.timeline", "classify.components", "classify.families",
              "classify.top_kernels", "scope.launch_coverage", "launches.launch_api", "scope.integrity",
-             "scope.graph_launches", "ncu.by_component", "scope.window_busy", "launches.gap_percentiles", "idle.causes",
-             "communication.overlap"),
+             "scope.graph_launches", "scope.summary_kernels", "ncu.by_component", "scope.window_busy",
+             "launches.gap_percentiles", "idle.causes", "communication.overlap"),
     keys=(*_SOURCES, "gpu_span_ns", "gpu_operation_count", "kernel_count", "kernel_time_ns",
-          "kernel_busy_percent_of_span", "kernel_union_percent_of_span", "launch_gaps", "idle", "cpu_gpu_overlap",
+          "kernel_busy_percent_of_span", "kernel_union_percent_of_span", "launch_gaps", "idle", "idle_inputs",
+          "cpu_gpu_overlap",
           "communication", "components", "families", "top_kernels",
           "classification_policy", "family_policy", "launch_api", "inputs", "devices", "rule_set", "capture_id",
           "integrity"),
@@ -107,8 +108,9 @@ LAUNCHES = Analysis(
     modules=("launches.gap_percentiles", "launches.cpu_starved", "launches.stream_gaps", "scope.launch_coverage",
              "launches.launch_api", "launches.largest_gaps", "launches.gaps_by_component_pair",
              "launches.gaps_by_family_pair", "launches.by_family", "launches.queue_delay", "scope.integrity",
-             "scope.graph_launches", "scope.window_busy", "classify.top_kernels", "idle.causes"),
-    keys=(*_SOURCES, "launch_api_calls", "kernels_without_launch_row", "gaps", "idle", "largest_gaps",
+             "scope.graph_launches", "scope.summary_kernels", "scope.window_busy", "classify.top_kernels",
+             "idle.causes"),
+    keys=(*_SOURCES, "launch_api_calls", "kernels_without_launch_row", "gaps", "idle", "idle_inputs", "largest_gaps",
           "gaps_by_component_pair", "gaps_by_family_pair", "api_duration_ns", "queue_delay_ns", "by_family",
           "cpu_starved_kernel_percent", "integrity", "inputs", "rule_set"),
     options=(Option("top", "--top", 10, "how many of the largest gaps to list", minimum=1, maximum=MOST),
@@ -121,13 +123,14 @@ QUEUE_DELAY = Analysis(
     queue_delay.answer, "print_queue_delay",
     modules=("launches.queue_delay",), keys=(*_SOURCES, "queue_delay_ns", "inputs"), uses_rules=False)
 AUDIT = Analysis(
-    "audit", "How a rule set fits a trace: unclassified time, rules that matched nothing, overlaps, neighbour share.",
+    "audit", "How a rule set fits a trace: time no rule matched (part of component other), rules that matched "
+    "nothing, overlaps, neighbour share.",
     audit.answer, "print_audit",
-    modules=("audit.context_share", "audit.unclassified", "audit.unclassified_families", "audit.rule_hits",
+    modules=("audit.context_share", "audit.unmatched", "audit.unmatched_families", "audit.rule_hits",
              "audit.overlaps"),
-    keys=("source_gpu_trace", "unclassified", "rules", "dead_rules", "overlapping_names", "neighbour_rules",
-          "rule_set"),
-    options=(Option("top", "--top", 10, "unclassified names to list", minimum=1, maximum=MOST),), cacheable=False)
+    keys=("source_gpu_trace", "unmatched", "other_component", "rules", "dead_rules", "overlapping_names",
+          "neighbour_rules", "rule_set"),
+    options=(Option("top", "--top", 10, "unmatched names to list", minimum=1, maximum=MOST),), cacheable=False)
 
 FINDINGS = Analysis(
     "findings", "What to fix first: diagnoses from SQL finding rules, each with its evidence and the most time fixing "

@@ -291,11 +291,13 @@ class Capture:
     nvtx: Ingested | None = None
     ncu: tuple[Ingested, ...] = ()
     api: Ingested | None = None
+    api_summary: Ingested | None = None  # nsys stats cuda_api_sum: calls per API function
+    kernel_summary: Ingested | None = None  # nsys stats cuda_gpu_kern_sum: launches per kernel name
 
     def roles(self) -> list[tuple[Ingested, str]]:
         """Every stored input file of the capture with its role."""
         files = ((self.gpu_trace, "gpu_trace"), (self.kern_exec, "kernel_exec_trace"), (self.nvtx, "nvtx_trace"),
-                 (self.api, "api_trace"))
+                 (self.api, "api_trace"), (self.api_summary, "api_summary"), (self.kernel_summary, "kernel_summary"))
         return [(i, role) for i, role in files if i is not None] + [(i, i.report_type) for i in self.ncu]
 
 
@@ -306,15 +308,18 @@ def ingest_capture(
     nvtx: Input | str | Path | None = None,
     ncu: tuple[Input | str | Path, ...] = (),
     api: Input | str | Path | None = None,
+    api_summary: Input | str | Path | None = None,
+    kernel_summary: Input | str | Path | None = None,
 ) -> Capture:
-    """Ingest a cuda_gpu_trace with its optional kern_exec, NVTX, CUDA API and ncu exports and record them as one
-    capture, in one transaction: all of them or none (a report an nsys export holds no rows of is left out)."""
+    """Ingest a cuda_gpu_trace with its optional kern_exec, NVTX, CUDA API, summary (cuda_api_sum,
+    cuda_gpu_kern_sum) and ncu exports and record them as one capture, in one transaction: all of them or none (a
+    report an nsys export holds no rows of is left out)."""
     from nsight_ingest.readers import ncu as ncu_reader
 
     gpu = as_input(gpu_trace)
     siblings = {report: as_input(source) for report, source in (
-        ("cuda_kern_exec_trace", kern_exec), ("nvtx_pushpop_trace", nvtx), ("cuda_api_trace", api))
-        if source is not None}
+        ("cuda_kern_exec_trace", kern_exec), ("nvtx_pushpop_trace", nvtx), ("cuda_api_trace", api),
+        ("cuda_api_sum", api_summary), ("cuda_gpu_kern_sum", kernel_summary)) if source is not None}
     for report, source in siblings.items():
         if source.is_export and source.path != gpu.path:  # one export is staged at a time: another goes in first
             ingest(con, source, report)
@@ -331,16 +336,17 @@ def ingest_capture(
                 reports[report] = result[report]
             else:
                 profiles.append(result[report])
-        chosen = (reports.get(report) if report in siblings else None
-                  for report in ("cuda_kern_exec_trace", "nvtx_pushpop_trace", "cuda_api_trace"))
-        launches, ranges, calls = (i if i is not None and i.rows else None for i in chosen)
-        return _capture_row(con, results[0]["cuda_gpu_trace"], launches, ranges, calls, tuple(profiles))
+        chosen = (reports.get(report) if report in siblings else None for report in (
+            "cuda_kern_exec_trace", "nvtx_pushpop_trace", "cuda_api_trace", "cuda_api_sum", "cuda_gpu_kern_sum"))
+        launches, ranges, calls, *summaries = (i if i is not None and i.rows else None for i in chosen)
+        return _capture_row(con, results[0]["cuda_gpu_trace"], launches, ranges, calls, tuple(profiles), *summaries)
 
     return _stored_together(con, wanted, link)
 
 
 def _capture_row(con: duckdb.DuckDBPyConnection, gpu: Ingested, launches: Ingested | None, ranges: Ingested | None,
-                 calls: Ingested | None, profiles: tuple[Ingested, ...]) -> Capture:
+                 calls: Ingested | None, profiles: tuple[Ingested, ...], api_summary: Ingested | None = None,
+                 kernel_summary: Ingested | None = None) -> Capture:
     """The captures row of these stored inputs (made, or found and completed)."""
     kern_id = launches.trace_id if launches else None
     row = con.execute(
@@ -349,14 +355,15 @@ def _capture_row(con: duckdb.DuckDBPyConnection, gpu: Ingested, launches: Ingest
     ).fetchone()
     if row is None:
         row = con.execute(
-            "INSERT INTO captures VALUES (nextval('capture_id_seq'), ?, ?, NULL, NULL) RETURNING capture_id",
+            "INSERT INTO captures BY NAME SELECT nextval('capture_id_seq') AS capture_id, ? AS gpu_trace_id, "
+            "?::INTEGER AS kern_exec_trace_id RETURNING capture_id",
             [gpu.trace_id, kern_id],
         ).fetchone()
-    if ranges is not None:
-        con.execute("UPDATE captures SET nvtx_trace_id = ? WHERE capture_id = ?", [ranges.trace_id, row[0]])
-    if calls is not None:
-        con.execute("UPDATE captures SET api_trace_id = ? WHERE capture_id = ?", [calls.trace_id, row[0]])
-    return Capture(row[0], gpu, launches, ranges, profiles, calls)
+    for column, given in (("nvtx_trace_id", ranges), ("api_trace_id", calls), ("api_summary_id", api_summary),
+                          ("kernel_summary_id", kernel_summary)):
+        if given is not None:
+            con.execute(f"UPDATE captures SET {column} = ? WHERE capture_id = ?", [given.trace_id, row[0]])
+    return Capture(row[0], gpu, launches, ranges, profiles, calls, api_summary, kernel_summary)
 
 
 def ingest_ncu(con: duckdb.DuckDBPyConnection, source: Input | str | Path) -> Ingested:
@@ -369,9 +376,8 @@ def ingest_ncu(con: duckdb.DuckDBPyConnection, source: Input | str | Path) -> In
 
 def stored_capture(con: duckdb.DuckDBPyConnection, capture_id: int) -> Capture:
     """A capture already in the store, to analyse again without reading any file."""
-    row = con.execute("SELECT gpu_trace_id, kern_exec_trace_id, nvtx_trace_id, api_trace_id FROM captures "
-                      "WHERE capture_id = ?",
-                      [capture_id]).fetchone()
+    row = con.execute("SELECT gpu_trace_id, kern_exec_trace_id, nvtx_trace_id, api_trace_id, api_summary_id, "
+                      "kernel_summary_id FROM captures WHERE capture_id = ?", [capture_id]).fetchone()
     if row is None:
         raise InputError(f"no capture {capture_id} in the store")
 
@@ -383,7 +389,8 @@ def stored_capture(con: duckdb.DuckDBPyConnection, capture_id: int) -> Capture:
         ).fetchone()
         return Ingested(trace_id, path, kind, sha, content, rows, True)
 
-    return Capture(capture_id, stored(row[0]), stored(row[1]), stored(row[2]), api=stored(row[3]))
+    return Capture(capture_id, stored(row[0]), stored(row[1]), stored(row[2]), api=stored(row[3]),
+                   api_summary=stored(row[4]), kernel_summary=stored(row[5]))
 
 
 def query(path: str | Path, sql: str) -> tuple[list[str], list[tuple]]:

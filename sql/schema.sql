@@ -11,7 +11,7 @@ CREATE TABLE IF NOT EXISTS traces (
     path            VARCHAR NOT NULL,      -- as given on the command line
     sha256          VARCHAR NOT NULL,      -- of the file's bytes
     content_sha256  VARCHAR,               -- of the uncompressed content, for .gz files
-    report_type     VARCHAR NOT NULL,      -- cuda_gpu_trace | cuda_kern_exec_trace | cuda_api_trace | nvtx_pushpop_trace
+    report_type     VARCHAR NOT NULL,      -- the nsys report (cuda_gpu_trace, cuda_api_sum, ...) or ncu page it is
     rows            BIGINT NOT NULL,
     nsys_version    VARCHAR,               -- when the export says (CSV reports do not)
     ingested_at     TIMESTAMP NOT NULL,
@@ -94,6 +94,22 @@ CREATE TABLE IF NOT EXISTS api_calls (
     thread_name      VARCHAR
 );
 
+-- cuda_api_sum: calls per CUDA API function over the whole capture (an nsys stats summary, held instead of the trace).
+CREATE TABLE IF NOT EXISTS api_summary (
+    trace_id  INTEGER NOT NULL,
+    name      VARCHAR NOT NULL,  -- API function, e.g. cudaLaunchKernel
+    calls     BIGINT,
+    total_ns  BIGINT             -- summed duration of its calls (ns)
+);
+
+-- cuda_gpu_kern_sum: launches per kernel name over the whole capture (an nsys stats summary).
+CREATE TABLE IF NOT EXISTS kernel_summary (
+    trace_id   INTEGER NOT NULL,
+    name       VARCHAR NOT NULL,
+    instances  BIGINT,           -- kernels of that name launched
+    total_ns   BIGINT            -- their summed duration (ns)
+);
+
 -- nvtx_pushpop_trace: NVTX push/pop ranges; `name` keeps the export's text, `range_name` drops a leading ':' domain prefix.
 CREATE TABLE IF NOT EXISTS nvtx_ranges (
     trace_id               INTEGER NOT NULL,
@@ -124,6 +140,10 @@ CREATE TABLE IF NOT EXISTS captures (
     api_trace_id         INTEGER,
     UNIQUE (gpu_trace_id, kern_exec_trace_id)
 );
+-- The summaries of the capture (nsys stats cuda_api_sum, cuda_gpu_kern_sum), when there are some; a store written
+-- before they were read gets the columns when it is opened.
+ALTER TABLE captures ADD COLUMN IF NOT EXISTS api_summary_id INTEGER;
+ALTER TABLE captures ADD COLUMN IF NOT EXISTS kernel_summary_id INTEGER;
 
 -- The class of each distinct kernel name under a rule set (rule_set_version = hash of its SQL files).
 CREATE TABLE IF NOT EXISTS name_classes (

@@ -172,7 +172,9 @@ def test_integrity_block(run_cli, tmp_path):
     assert out["integrity"] == {"negative_duration_operations": 1, "absurd_duration_operations": 1,
                                 "zero_duration_kernels": 1, "overlapping_kernels_same_stream": 1,
                                 # no API trace, no kern_exec trace: whether graphs were replayed is unknown
-                                "graph_launches": None, "untraced_graph_launches": None, "graph_kernels": None}
+                                "graph_launches": None, "untraced_graph_launches": None, "graph_kernels": None,
+                                # no kernel summary to count against; every kernel row of the trace, left out or not
+                                "summary_kernels": None, "traced_kernels": 5}
     assert out["kernel_count"] == 3 and out["kernel_time_ns"] == 200
     assert "1 GPU operation(s) with negative durations left out" in result.err
     assert "durations over an hour left out" in result.err

@@ -86,11 +86,11 @@ def test_audit_finds_planted_problems(tmp_path, run_cli):
     ])
     out = run_cli("rules", "audit", trace, "--rules", rules).json()
     # unmatched: zzz 207 ns of 292; the second k_b (no k_a1 after it) 5 ns
-    assert out["unclassified"]["launches"] == 3
-    assert out["unclassified"]["milliseconds"] == pytest.approx(212e-6)
-    assert [(n["name"], n["launches"]) for n in out["unclassified"]["top_names"]] == [("zzz", 2), ("k_b", 1)]
-    assert out["unclassified"]["by_family"] == {"other": {"milliseconds": pytest.approx(212e-6), "launches": 3,
-                                                          "percent_of_unclassified": pytest.approx(100)}}
+    assert out["unmatched"]["launches"] == 3
+    assert out["unmatched"]["milliseconds"] == pytest.approx(212e-6)
+    assert [(n["name"], n["launches"]) for n in out["unmatched"]["top_names"]] == [("zzz", 2), ("k_b", 1)]
+    assert out["unmatched"]["by_family"] == {"other": {"milliseconds": pytest.approx(212e-6), "launches": 3,
+                                                       "percent_of_unmatched": pytest.approx(100)}}
     assert out["dead_rules"] == ["30_dead.sql"]
     (overlap,) = out["overlapping_names"]
     assert (overlap["name"], overlap["winner_rule_file"], overlap["winner_component"]) == ("k_a1", "20_narrow.sql",
@@ -99,8 +99,33 @@ def test_audit_finds_planted_problems(tmp_path, run_cli):
     # the first k_b (10 ns of 292) was decided by the neighbour rule
     assert out["neighbour_rules"]["launches"] == 1
     assert out["neighbour_rules"]["percent_of_kernel_time"] == pytest.approx(100 * 10 / 292)
+    # component other holds the unmatched kernels alone here: no rule gives other
+    assert out["other_component"] == {"milliseconds": pytest.approx(212e-6), "launches": 3,
+                                      "percent_of_kernel_time": pytest.approx(100 * 212 / 292),
+                                      "unmatched_milliseconds": pytest.approx(212e-6)}
     table = run_cli("rules", "audit", trace, "--rules", rules, "--format", "table").out
     assert "dead rules: 30_dead.sql" in table
+    words = " ".join(table.split())
+    assert "no rule matched 0.000 ms (72.60%) in 3 launches, part of component other (0.000 ms, 72.60%" in words
+
+
+def test_audit_sets_the_unmatched_time_against_component_other(tmp_path, run_cli):
+    """A rule that gives k_a2 (40 ns) component other: other is then 40 + the unmatched 212 ns, as classify says."""
+    rules = write_rules(tmp_path / "rules", {
+        "10_a.sql": "-- component: x | a\nSELECT name, 'x' AS component, 10 AS priority FROM kernel_names "
+                    "WHERE name = 'k_a1'",
+        "20_other.sql": "-- component: other | left alone\nSELECT name, 'other' AS component, 1 AS priority "
+                        "FROM kernel_names WHERE name = 'k_a2'",
+    })
+    trace = write(tmp_path / "t_cuda_gpu_trace.csv", GPU_HEADER, [
+        kernel_row(0, 10, "k_b"), kernel_row(20, 30, "k_a1"), kernel_row(60, 40, "k_a2"),
+        kernel_row(110, 200, "zzz"), kernel_row(320, 7, "zzz"),
+    ])
+    out = run_cli("rules", "audit", trace, "--rules", rules).json()
+    assert (out["unmatched"]["launches"], out["unmatched"]["milliseconds"]) == (3, pytest.approx(217e-6))
+    assert (out["other_component"]["launches"], out["other_component"]["milliseconds"]) == (4, pytest.approx(257e-6))
+    other = run_cli("classify", trace, "--rules", rules).json()["components"]["other"]
+    assert (other["launches"], other["milliseconds"]) == (4, pytest.approx(257e-6))
 
 
 def test_rule_set_version_is_in_every_output(tmp_path, run_cli):

@@ -4,6 +4,7 @@ LLM capture, whose first finding is checked against a nanosecond grid built from
 
 from __future__ import annotations
 
+import csv
 import sqlite3
 from contextlib import closing
 
@@ -76,7 +77,8 @@ def test_cpu_launch_bound_and_tiny_kernels(tmp_path, run_cli):
     assert (launch["severity"], launch["gain_ceiling_ns"], launch["scope"]) == ("high", 6300, {"device": DEVICE})
     assert launch["evidence"] == {"cpu_launch_ns": 6300, "kernel_idle_ns": 7200, "gpu_span_ns": 9200,
                                   "kernel_count": 10, "cpu_launch_percent_of_span": pytest.approx(100 * 6300 / 9200),
-                                  "wait_per_kernel_ns": 630}  # up to 100 us a kernel: launch overhead
+                                  "wait_per_kernel_ns": 630,  # up to 100 us a kernel: launch overhead
+                                  "launch_calls": 10, "host_sync_calls": 0, "calls_counted_from": "api_trace"}
     assert launch["gain_ceiling_percent_of_span"] == pytest.approx(100 * 6300 / 9200)
     tiny = found["tiny_kernels"]
     assert (tiny["severity"], tiny["gain_ceiling_ns"]) == ("high", 6300)  # 68% of the span
@@ -96,7 +98,7 @@ def test_cpu_launch_bound_never_advises_graphs_to_a_capture_that_replays_them(tm
     gpu = capture(tmp_path, LAUNCH_BOUND, calls=calls)
     launch = by_id(findings(run_cli, gpu))["cpu_launch_bound"]
     assert advice in launch["suggestion"] and "cuda_api_trace" not in launch["caveat"]
-    assert launch["relied_on"] == ["gpu_trace", "kern_exec", "api_trace"]  # launch rows; API calls for the graphs
+    assert launch["relied_on"] == ["gpu_trace", "kernel_exec_trace", "api_trace"]  # launch rows; API calls: graphs
     if graph_corr != 1:
         assert "The loop already replays" not in launch["suggestion"]
     result = run_cli("classify", gpu)
@@ -104,6 +106,92 @@ def test_cpu_launch_bound_never_advises_graphs_to_a_capture_that_replays_them(tm
     untraced = 1 if graph_corr == 99 else 0
     assert (integrity["graph_launches"], integrity["untraced_graph_launches"]) == (len(calls), untraced)
     assert ("without --cuda-graph-trace=node" in result.err) == bool(untraced)
+
+
+# A sync after every launch: ten 200 ns gemms, one every 1000 ns; each launch call [-500, -100) before its kernel,
+# then cudaDeviceSynchronize [-90, 250), which returns 50 ns after its kernel ends. Each of the 9 gaps [200, 1000)
+# after a kernel: synchronization [200, 250) 50 ns, CPU launch (the next call returns at 900) 650, other [900, 910)
+# 10, synchronization again [910, 1000) 90 (the next sync is called before its kernel starts).
+# Span 9200; CPU launch 9 x 650 = 5850 (63.6%: high). Without the API trace the syncs are invisible: their 50 ns
+# count as CPU launch (9 x 700 = 6300), and only the cuda_api_sum summary tells that the host synchronizes.
+SYNCED = [(1000 * i, 200, GEMM, 7, 1000 * i - 500, 400) for i in range(10)]
+SYNCS = [(1000 * i - 90, 340, "cudaDeviceSynchronize", 100 + i) for i in range(10)]
+API_SUM_HEADER = "Time (%),Total Time (ns),Num Calls,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+KERN_SUM_HEADER = "Time (%),Total Time (ns),Instances,Avg (ns),Med (ns),Min (ns),Max (ns),StdDev (ns),Name"
+
+
+def api_sum(folder, calls):
+    """The capture's cuda_api_sum beside its trace: {API function: calls}."""
+    write(folder / "t_cuda_api_sum.csv", API_SUM_HEADER,
+          [f"50.0,{100 * n},{n},100.0,100.0,100,100,0.0,{name}" for name, n in calls.items()])
+
+
+SYNC_ADVICE = "Remove the host synchronization after each launch"
+
+
+def test_a_sync_after_every_launch_is_host_synchronization_not_launch_overhead(tmp_path, run_cli):
+    gpu = capture(tmp_path, SYNCED, calls=SYNCS)
+    out = findings(run_cli, gpu)
+    launch = by_id(out)["cpu_launch_bound"]
+    assert (launch["severity"], launch["gain_ceiling_ns"]) == ("high", 5850)
+    assert launch["title"] == ("Host-synchronized launches: the GPU waited 0.01 ms (64% of the span) for kernel "
+                               "launches while the host synchronizes with it 10 times for 10 launch calls")
+    assert launch["suggestion"].startswith(SYNC_ADVICE) and "CUDA graph" in launch["suggestion"]
+    assert "capture the loop in a CUDA graph" not in launch["suggestion"]
+    assert (launch["evidence"]["launch_calls"], launch["evidence"]["host_sync_calls"],
+            launch["evidence"]["calls_counted_from"]) == (10, 10, "api_trace")
+    assert launch["relied_on"] == ["gpu_trace", "kernel_exec_trace", "api_trace"]
+    idle = run_cli("classify", gpu).json()["idle"]
+    assert (idle["synchronization_ns"], idle["cpu_launch_ns"], idle["other_ns"]) == (9 * 140, 9 * 650, 9 * 10)
+
+
+def test_without_an_api_trace_the_api_summary_tells_the_syncs(tmp_path, run_cli):
+    gpu = capture(tmp_path, SYNCED, api=False)
+    api_sum(tmp_path, {"cudaLaunchKernel": 10, "cudaDeviceSynchronize": 10, "cudaMalloc": 3})
+    result = run_cli("classify", gpu)
+    assert {i["role"] for i in result.json()["inputs"]} == {"gpu_trace", "kernel_exec_trace", "api_summary"}
+    assert result.json()["idle"]["synchronization_ns"] is None  # the summary has no times to place them by
+    launch = by_id(findings(run_cli, gpu))["cpu_launch_bound"]
+    assert launch["gain_ceiling_ns"] == 6300
+    assert launch["title"].startswith("Host-synchronized launches") and launch["suggestion"].startswith(SYNC_ADVICE)
+    assert launch["evidence"]["calls_counted_from"] == "api_summary"
+    assert "counted from the cuda_api_sum summary" in launch["caveat"]
+    assert launch["relied_on"] == ["gpu_trace", "kernel_exec_trace", "api_summary"]
+
+
+def test_an_occasional_sync_in_the_api_summary_leaves_launch_overhead(tmp_path, run_cli):
+    """One sync for ten launches (4 < 10 / 2): the wait is launch overhead, and graphs are the advice."""
+    gpu = capture(tmp_path, SYNCED, api=False)
+    api_sum(tmp_path, {"cudaLaunchKernel_v7000": 10, "cudaStreamSynchronize": 4})
+    launch = by_id(findings(run_cli, gpu))["cpu_launch_bound"]
+    assert launch["title"].startswith("CPU launch-bound") and "capture the loop in a CUDA graph" in launch["suggestion"]
+    assert (launch["evidence"]["launch_calls"], launch["evidence"]["host_sync_calls"]) == (10, 4)
+
+
+def test_the_kernel_summary_is_checked_against_the_trace(tmp_path, run_cli):
+    gpu = capture(tmp_path, SYNCED)
+    write(tmp_path / "t_cuda_gpu_kern_sum.csv", KERN_SUM_HEADER, [f'100.0,2000,10,200.0,200.0,200,200,0.0,"{GEMM}"'])
+    result = run_cli("classify", gpu)
+    assert (result.json()["integrity"]["summary_kernels"], result.json()["integrity"]["traced_kernels"]) == (10, 10)
+    assert "kern_sum" not in result.err
+    write(tmp_path / "t_cuda_gpu_kern_sum.csv", KERN_SUM_HEADER, [f'100.0,2400,12,200.0,200.0,200,200,0.0,"{GEMM}"'])
+    result = run_cli("classify", gpu)
+    assert result.json()["integrity"]["summary_kernels"] == 12
+    assert f"t_cuda_gpu_kern_sum.csv: counts 12 kernels, {gpu} holds 10" in result.err
+
+
+def test_a_real_capture_with_its_summaries(run_cli):
+    """3DCONV on an H100 NVL: 254 kernels, each launched by cudaLaunchKernel, one cudaDeviceSynchronize; its
+    summaries say so (read with csv here), and its trace holds every kernel the kernel summary counts."""
+    folder = DATA / "public"
+    with (folder / "3dconv_cuda_api_sum.csv").open() as fh:
+        calls = {row["Name"]: int(row["Num Calls"]) for row in csv.DictReader(fh)}
+    with (folder / "3dconv_cuda_gpu_trace.csv").open() as fh:
+        kernels = sum(1 for row in csv.DictReader(fh) if row["GrdX"])
+    out = run_cli("classify", folder / "3dconv_cuda_gpu_trace.csv").json()
+    assert {"api_summary", "kernel_summary", "api_trace"} <= {i["role"] for i in out["inputs"]}
+    assert (out["integrity"]["summary_kernels"], out["integrity"]["traced_kernels"]) == (kernels, kernels) == (254, 254)
+    assert (calls["cudaLaunchKernel"], calls["cudaDeviceSynchronize"]) == (254, 1)
 
 
 def test_without_an_api_trace_graph_replays_are_unknown_and_the_caveat_says_so(tmp_path, run_cli):
@@ -114,7 +202,7 @@ def test_without_an_api_trace_graph_replays_are_unknown_and_the_caveat_says_so(t
     found = by_id(findings(run_cli, gpu))
     launch = found["cpu_launch_bound"]
     assert "Without the CUDA API trace (cuda_api_trace)" in launch["caveat"]
-    assert launch["relied_on"] == found["tiny_kernels"]["relied_on"] == ["gpu_trace", "kern_exec"]
+    assert launch["relied_on"] == found["tiny_kernels"]["relied_on"] == ["gpu_trace", "kernel_exec_trace"]
 
 
 def test_a_real_capture_of_graph_replays_traced_node_by_node(run_cli):
@@ -346,7 +434,7 @@ def test_slow_memory_transfers(tmp_path, run_cli):
     assert (slow["severity"], slow["gain_ceiling_ns"]) == ("high", 1500)
     assert slow["evidence"] == {
         "pageable_operations": 1, "pageable_ns": 2000, "synchronous_operations": 1, "synchronous_ns": 2000,
-        "flagged_ns": 2000, "memory_transfer_idle_ns": 1500, "gpu_span_ns": 4000,
+        "operations_not_known_synchronous": 0, "flagged_ns": 2000, "memory_transfer_idle_ns": 1500, "gpu_span_ns": 4000,
         "transfers": [{"name": H2D, "pageable": True, "synchronous": True, "operations": 1, "time_ns": 2000,
                        "bytes": 4000}]}
     assert slow["caveat"].startswith("Only the GPU's idle time counts")
@@ -376,6 +464,10 @@ def test_without_an_api_trace_only_pageable_copies_count(tmp_path, run_cli):
     slow = by_id(findings(run_cli, gpu))["slow_memory_transfers"]
     assert (slow["evidence"]["synchronous_operations"], slow["evidence"]["transfers"][0]["synchronous"]) == (0, None)
     assert slow["caveat"].startswith("Whether the host waited for 1 of the transfers is unknown")
+    # the title does not count the unknown as 0 synchronous transfers
+    assert slow["title"] == ("Slow memory transfers: 1 pageable transfers took 0.00 ms (50.0% of the span); whether 1 "
+                             "were synchronous is unknown")
+    assert slow["evidence"]["operations_not_known_synchronous"] == 1
 
 
 # Memory-bound hot kernel (with ncu): gemm 3000 ns of 4000 ns kernel time; ncu measured 20% SM and 85% memory

@@ -56,7 +56,8 @@ def capture(folder, kernels=KERNELS, calls=CALLS, api=True):
 def test_hand_built_capture(tmp_path, run_cli):
     gpu = capture(tmp_path)
     out = run_cli("classify", str(gpu)).json()
-    assert out["idle"] == {"kernel_idle_ns": 200, "memory_transfer_ns": 100, "synchronization_ns": 30,
+    assert out["idle"] == {"kernel_idle_ns": 200, "inactive_ns": 0, "untraced_graph_ns": 0,
+                           "memory_transfer_ns": 100, "synchronization_ns": 30,
                            "cpu_launch_ns": 40, "other_ns": 30}
     assert out["kernel_union_percent_of_span"] == pytest.approx(100 * 450 / 650)
     assert out["kernel_busy_percent_of_span"] == pytest.approx(100 * 610 / 650)  # the summed share, above it
@@ -93,10 +94,17 @@ def test_without_an_api_trace_synchronization_is_unknown(tmp_path, run_cli):
     result = run_cli("classify", str(capture(tmp_path, api=False)))
     assert result.code == 0, result.err
     # the synchronization's 30 ns fall to the later causes: CPU launch to 220, then other
-    assert result.json()["idle"] == {"kernel_idle_ns": 200, "memory_transfer_ns": 100, "synchronization_ns": None,
+    assert result.json()["idle"] == {"kernel_idle_ns": 200, "inactive_ns": 0, "untraced_graph_ns": None,
+                                     "memory_transfer_ns": 100, "synchronization_ns": None,
                                      "cpu_launch_ns": 70, "other_ns": 30}
     assert "idle cause synchronization_ns is null" in result.err
     assert result.err.count("synchronization_ns is null") == 1
+    # each cause says what it was told from, and an unknown one what the capture lacks
+    assert result.json()["idle_inputs"] == {
+        "relied_on": {"inactive_ns": ["gpu_trace"], "memory_transfer_ns": ["gpu_trace"],
+                      "cpu_launch_ns": ["gpu_trace", "kernel_exec_trace"], "other_ns": ["gpu_trace"]},
+        "unknown": {"untraced_graph_ns": "no CUDA API trace (cuda_api_trace) to show CUDA graph replays",
+                    "synchronization_ns": "no CUDA API trace (cuda_api_trace)"}}
 
 
 def test_a_capture_without_communication(tmp_path, run_cli):
@@ -237,16 +245,17 @@ def test_llm_capture_idle_causes_against_a_grid(run_cli):
     idle = ~running
     expected = {
         "kernel_idle_ns": int(idle.sum()),
+        "inactive_ns": 0,  # one GPU: its span is the capture's
+        "untraced_graph_ns": 0,  # every cudaGraphLaunch's kernels are in the trace
         "memory_transfer_ns": int((idle & memory).sum()),
         "synchronization_ns": int((idle & ~memory & syncing).sum()),
         "cpu_launch_ns": int((idle & ~memory & ~syncing & (t < next_end)).sum()),
     }
     expected["other_ns"] = expected["kernel_idle_ns"] - sum(v for k, v in expected.items() if k != "kernel_idle_ns")
-    assert all(expected.values())  # all four causes happen in this capture
+    assert all(v for k, v in expected.items() if k not in ("inactive_ns", "untraced_graph_ns"))  # the four happen
     out = run_cli("classify", str(folder / "llm2_cuda_gpu_trace.csv")).json()
     assert out["idle"] == expected
-    assert sum(out["idle"][k] for k in ("memory_transfer_ns", "synchronization_ns", "cpu_launch_ns", "other_ns")) \
-        == out["idle"]["kernel_idle_ns"]
+    assert sum(v for k, v in out["idle"].items() if k != "kernel_idle_ns") == out["idle"]["kernel_idle_ns"]
     assert out["kernel_union_percent_of_span"] == pytest.approx(100 * running.sum() / (high - low))
     # the .sqlite export of the same capture gives the same causes
     assert run_cli("classify", str(folder / "llm2.sqlite")).json()["idle"] == expected
@@ -264,6 +273,8 @@ def test_two_processes_idle_causes_against_plain_sql(run_cli):
         calls = con.execute("SELECT r.start, r.\"end\", (r.globalTid >> 24) & 16777215, r.correlationId, s.value "
                             "FROM CUPTI_ACTIVITY_KIND_RUNTIME r JOIN StringIds s ON s.id = r.nameId").fetchall()
     call_end = {(pid, corr): end for _, end, pid, corr, _ in calls}
+    everything = [(s, e) for _, s, e, *_ in kernels] + [(s, e) for _, s, e in memory]
+    capture_span = max(e for _, e in everything) - min(s for s, _ in everything)
     out = run_cli("classify", str(path)).json()
     for device in (0, 1):
         mine = [k for k in kernels if k[0] == device]
@@ -283,11 +294,16 @@ def test_two_processes_idle_causes_against_plain_sql(run_cli):
                 waiting.append((start, min(end, launch_end[end])))
         after_memory = subtract(idle, copying)
         after_sync = subtract(after_memory, syncs)
-        expected = {"kernel_idle_ns": length(idle), "memory_transfer_ns": length(idle) - length(after_memory),
+        inactive = capture_span - length(span)  # the capture's span before the GPU's first operation, after its last
+        expected = {"kernel_idle_ns": length(idle) + inactive, "inactive_ns": inactive, "untraced_graph_ns": 0,
+                    "memory_transfer_ns": length(idle) - length(after_memory),
                     "synchronization_ns": length(after_memory) - length(after_sync),
                     "cpu_launch_ns": length(after_sync) - length(subtract(after_sync, waiting))}
         expected["other_ns"] = length(subtract(after_sync, waiting))
         assert out["devices"][f"GPU ({device})"]["idle"] == expected
+    # union busy and idle are over the same span: together they are the span on each of the two GPUs
+    assert out["kernel_union_percent_of_span"] + 100 * out["idle"]["kernel_idle_ns"] / (2 * capture_span) \
+        == pytest.approx(100)
 
 
 def test_every_gate_metric_has_a_worse_direction():

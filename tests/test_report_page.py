@@ -274,8 +274,8 @@ def test_a_single_kernel_capture(tmp_path, run_cli):
     assert "No idle gap between kernels" in page.text and "largest-gaps" not in page.tables
     assert "Top 1 kernel by total time" in page.text
     # no API trace: synchronization cannot be told, and the page says what it needs
-    assert "their time counted under the later causes: synchronization (no CUDA API trace (cuda_api_trace))" \
-        in page.text
+    assert ("their time counted under the later causes: graph replay not traced (no CUDA API trace (cuda_api_trace) "
+            "to show CUDA graph replays); synchronization (no CUDA API trace (cuda_api_trace))") in page.text
     assert page.charts == out.json()["charts"] == 4  # component, family, busy over time, idle causes
     answer = report_answer(pipeline.CaptureFiles(str(gpu)), bins=1)
     assert answer["gap_histogram"] == {} and [b["busy_percent"] for b in answer["utilization"]["NVIDIA H200 (0)"]] == [

@@ -42,6 +42,7 @@ EVIDENCE = (
     Evidence("short_kernels", "launches.short_kernels"),
     Evidence("sync_calls", "idle.sync_calls"),
     Evidence("graph_launches", "scope.graph_launches"),
+    Evidence("host_calls", "scope.host_calls"),
     Evidence("memory_transfers", "memory.transfers"),
     Evidence("ncu_verdicts", "ncu.by_kernel"),
 )
@@ -62,18 +63,22 @@ class OptionalInput:
         return bool(identifiers & (self.needed_by | self.informs))
 
 
-LAUNCH_ROWS = OptionalInput("kern_exec", "the kernels' launch rows (a cuda_kern_exec_trace, or an nsys export with "
-                            "CUDA API calls)", frozenset({"cpu_launch_ns", "short_kernels", "launches_by_family"}),
+LAUNCH_ROWS = OptionalInput("kernel_exec_trace", "the kernels' launch rows (a cuda_kern_exec_trace, or an nsys "
+                            "export with CUDA API calls)",
+                            frozenset({"cpu_launch_ns", "short_kernels", "launches_by_family"}),
                             frozenset({"graph_kernels"}))
 API_CALLS = OptionalInput("api_trace", "the CUDA API calls (a cuda_api_trace, or an nsys export with CUDA API calls)",
                           frozenset({"synchronization_ns", "sync_calls", "api_calls", "api_call_count"}),
-                          frozenset({"graph_launches", "untraced_graph_launches"}))
+                          frozenset({"graph_launches", "untraced_graph_launches", "host_calls"}))
+API_SUMMARY = OptionalInput("api_summary", "the CUDA API calls per function (an nsys stats cuda_api_sum)", frozenset(),
+                            frozenset({"host_calls"}))
 NCU = OptionalInput("ncu", "Nsight Compute metrics of the same workload (--ncu)", frozenset({"ncu_verdicts"}))
 
 
 def optional_inputs(capture: Capture) -> dict[OptionalInput, bool]:
     """Each input a capture may lack, and whether this one has it."""
-    return {LAUNCH_ROWS: capture.kern_exec is not None, API_CALLS: capture.api is not None, NCU: bool(capture.ncu)}
+    return {LAUNCH_ROWS: capture.kern_exec is not None, API_CALLS: capture.api is not None,
+            API_SUMMARY: capture.api_summary is not None, NCU: bool(capture.ncu)}
 
 
 def evidence(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, pa.Table]:

@@ -16,6 +16,9 @@ def check(scope: Scope, capture: Capture, coverage: dict[str, Any] | None) -> di
     row = scope.row("scope.integrity")
     block: dict[str, Any] = {key: int(value) for key, value in row.items()}
     block |= {key: None if value is None else int(value) for key, value in scope.row("scope.graph_launches").items()}
+    counted = scope.row("scope.summary_kernels")
+    block |= {"summary_kernels": None if counted["summary_kernels"] is None else int(counted["summary_kernels"]),
+              "traced_kernels": int(counted["traced_kernels"])}
     if coverage is not None:
         rows, matched = int(coverage["launch_rows"]), int(coverage["launch_rows_matched"])
         block |= {"launch_rows": rows, "launch_rows_matched": matched,
@@ -36,6 +39,9 @@ def warnings(block: dict[str, Any], capture: Capture) -> list[str]:
                      f"graph launches have no GPU operations in {path}: it was captured without "
                      f"--cuda-graph-trace=node, so the graphs' kernels and their time are not in it (they read as "
                      f"idle); capture again with --cuda-graph-trace=node")
+    if block["summary_kernels"] is not None and block["summary_kernels"] != block["traced_kernels"]:
+        found.append(f"{capture.kernel_summary.path}: counts {block['summary_kernels']} kernels, {path} holds "
+                     f"{block['traced_kernels']}: are they from the same capture?")
     rate = block.get("launch_match_percent")
     if rate is not None and rate < MIN_LAUNCH_MATCH_PERCENT:
         found.append(f"{capture.kern_exec.path}: only {rate:.1f}% of its rows match a kernel of {path}"

@@ -81,6 +81,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         **api,
         "gaps": _gaps(gaps.get(None)),
         "idle": idle_by_device[None],
+        "idle_inputs": idle.relied_on(capture),
         "largest_gaps": [idle.gap_causes(gap, unknown) for gap in
                          scope.rows("launches.largest_gaps", top=options["top"], calls=options["gap_calls"])],
         "gaps_by_component_pair": scope.rows("launches.gaps_by_component_pair"),

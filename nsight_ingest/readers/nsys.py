@@ -92,12 +92,25 @@ NVTX_TRACE = ReportSpec("nvtx_pushpop_trace", "nvtx_ranges", {
     "NameTree": Column("name_tree", "text"),
 })
 
+# The summaries `nsys stats` prints by default, which a user may hold instead of the traces: calls per API function
+# and launches per kernel name over the whole capture.
+API_SUM = ReportSpec("cuda_api_sum", "api_summary", {
+    "Name": Column("name", "text", True), "Num Calls": Column("calls", "int", True),
+    "Total Time": Column("total", "time", True),
+})
+
+KERNEL_SUM = ReportSpec("cuda_gpu_kern_sum", "kernel_summary", {
+    "Name": Column("name", "text", True), "Instances": Column("instances", "int", True),
+    "Total Time": Column("total", "time", True),
+})
+
+
 def detail_columns(spec: ReportSpec) -> tuple[str, ...]:
     """The store columns of `spec` that no analysis reads."""
     return tuple(column.stored_name for column in spec.columns.values() if column.detail)
 
 
-SPECS = {spec.report_type: spec for spec in (GPU_TRACE, KERN_EXEC_TRACE, API_TRACE, NVTX_TRACE)}
+SPECS = {spec.report_type: spec for spec in (GPU_TRACE, KERN_EXEC_TRACE, API_TRACE, NVTX_TRACE, API_SUM, KERNEL_SUM)}
 
 
 def _lenient(column: Column) -> bool:

@@ -48,7 +48,8 @@ def _cards(summary: dict[str, Any], launch: dict[str, Any]) -> str:
         ("GPU idle", duration(idle["kernel_idle_ns"]),
          "stretches without a kernel in the window's span that end at one of its kernels, summed over GPUs"
          if "window" in summary else
-         "time no kernel runs within each GPU's span (its first to last operation), summed over GPUs"),
+         f"time no kernel runs within the span{per}, a GPU's time before its first operation or after its last "
+         "included: union busy and idle add up to the span"),
         ("launch gaps", f"{gaps['positive_gap_count']:,}", f"positive gaps between kernels, "
                                                            f"{duration(gaps['total_ns'])} in all; p90 "
                                                            f"{duration(launch['gaps']['p90_ns'])}"),

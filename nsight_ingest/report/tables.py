@@ -425,22 +425,24 @@ def print_compare(result: dict[str, Any], console: Console | None = None) -> Non
 def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
     """The rules audit as text."""
     console = console or _console(width=150)
-    unclassified = result["unclassified"]
+    unmatched, other = result["unmatched"], result["other_component"]
     neighbour = pct(result["neighbour_rules"]["percent_of_kernel_time"])
-    console.print(escape(f"rules audit {result['source_gpu_trace']}: unclassified {unclassified['milliseconds']:,.3f}"
-                         f" ms ({pct(unclassified['percent_of_kernel_time'])}) in {unclassified['launches']}"
-                         f" launches; neighbour rules decided {neighbour} of the time"), highlight=False)
-    table = _table(title="top unclassified kernels")
+    console.print(escape(f"rules audit {result['source_gpu_trace']}: no rule matched {unmatched['milliseconds']:,.3f}"
+                         f" ms ({pct(unmatched['percent_of_kernel_time'])}) in {unmatched['launches']} launches, "
+                         f"part of component other ({other['milliseconds']:,.3f} ms, "
+                         f"{pct(other['percent_of_kernel_time'])}: the rest a rule gave other); neighbour rules "
+                         f"decided {neighbour} of the time"), highlight=False)
+    table = _table(title="top kernels no rule matched")
     for column in ("ms", "launches", "name"):
         table.add_column(column, justify="right" if column != "name" else "left", overflow="fold")
-    for name in unclassified["top_names"]:
+    for name in unmatched["top_names"]:
         table.add_row(f"{name['milliseconds']:,.3f}", str(name["launches"]), escape(name["name"][:110]))
     console.print(table)
-    families = _table(title="unclassified time by kernel family")
-    for column in ("family", "ms", "% unclassified", "launches"):
+    families = _table(title="time no rule matched by kernel family")
+    for column in ("family", "ms", "% unmatched", "launches"):
         families.add_column(column, justify="left" if column == "family" else "right")
-    for name, f in unclassified["by_family"].items():
-        families.add_row(name, f"{f['milliseconds']:,.3f}", pct(f["percent_of_unclassified"]), str(f["launches"]))
+    for name, f in unmatched["by_family"].items():
+        families.add_row(name, f"{f['milliseconds']:,.3f}", pct(f["percent_of_unmatched"]), str(f["launches"]))
     console.print(families)
     rules = _table(title="rule files")
     for column in ("rule file", "kind", "matches", "won"):

@@ -60,7 +60,8 @@ def pct(value: float | None) -> str:
 
 
 # The idle causes (idle.CAUSES) as people read them.
-IDLE_CAUSE_LABELS = {"memory_transfer_ns": "memory transfer", "synchronization_ns": "synchronization",
+IDLE_CAUSE_LABELS = {"inactive_ns": "device inactive", "untraced_graph_ns": "graph replay not traced",
+                     "memory_transfer_ns": "memory transfer", "synchronization_ns": "synchronization",
                      "cpu_launch_ns": "CPU launch", "other_ns": "other"}
 
 # The identifier in a kernel's template arguments that says what a generic kernel does: PyTorch's elementwise and

@@ -27,6 +27,7 @@ import pyarrow as pa
 import pyarrow.compute as pc
 
 from nsight_ingest import cache, passes
+from nsight_ingest.analysis.idle import GAP_CAUSES
 from nsight_ingest.analysis.timeline import NO_CUT_NS
 from nsight_ingest.errors import InputError
 from nsight_ingest.report import output_checked
@@ -213,7 +214,7 @@ def _gaps(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int])
         tracks[first:last] = np.array(made)[lane]
     names = [f"idle {duration(g['gap_ns'], precise=True)}: {(g['idle_cause'] or 'unknown').replace('_', ' ')}"
              for g in gaps]
-    keys = ("gap_ns", "idle_cause", "memory_transfer_ns", "synchronization_ns", "cpu_launch_ns", "other_ns",
+    keys = ("gap_ns", "idle_cause", *GAP_CAUSES,
             "before", "before_component", "after", "after_component", "stream_id")
     timeline.markers = Markers(start, end, tracks, depth, names, {key: [g[key] for g in gaps] for key in keys})
 

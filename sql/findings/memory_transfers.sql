@@ -22,11 +22,16 @@ SELECT
     'slow_memory_transfers' AS id,
     CASE WHEN f.flagged_ns >= 0.20 * s.gpu_span_ns THEN 'high'
          WHEN f.flagged_ns >= 0.05 * s.gpu_span_ns THEN 'medium' ELSE 'low' END AS severity,
-    printf('Slow memory transfers: %d pageable and %d synchronous transfers took %.2f ms (%.1f%% of the span)',
-           f.pageable_operations, f.synchronous_operations, f.flagged_ns / 1e6,
-           100 * f.flagged_ns / s.gpu_span_ns) AS title,
+    CASE WHEN f.unknown_operations > 0 AND f.synchronous_operations = 0
+         THEN printf('Slow memory transfers: %d pageable transfers took %.2f ms (%.1f%% of the span); whether %d '
+                     || 'were synchronous is unknown', f.pageable_operations, f.flagged_ns / 1e6,
+                     100 * f.flagged_ns / s.gpu_span_ns, f.unknown_operations)
+         ELSE printf('Slow memory transfers: %d pageable and %d synchronous transfers took %.2f ms (%.1f%% of the '
+                     || 'span)', f.pageable_operations, f.synchronous_operations, f.flagged_ns / 1e6,
+                     100 * f.flagged_ns / s.gpu_span_ns) END AS title,
     {'pageable_operations': f.pageable_operations, 'pageable_ns': f.pageable_ns,
      'synchronous_operations': f.synchronous_operations, 'synchronous_ns': f.synchronous_ns,
+     'operations_not_known_synchronous': f.unknown_operations,
      'flagged_ns': f.flagged_ns, 'memory_transfer_idle_ns': c.memory_transfer_ns, 'gpu_span_ns': s.gpu_span_ns,
      'transfers': f.transfers} AS evidence,
     {'nvtx_group': f.nvtx_group, 'device': f.device} AS scope,

@@ -1,8 +1,11 @@
 -- When no kernel runs on a device of the capture, and why. Over each device's span (its first operation's start to
 -- its last operation's end; every operation of the capture, whatever the scope's window: the GPU is idle when
 -- nothing at all runs on it), the stretches in which no kernel runs: before its first kernel, between kernels (one
--- sort of the device's kernels gives them, as launches.kernel_gaps does) and after its last. Each nanosecond of a
--- stretch gets exactly one cause, the first of these that holds:
+-- sort of the device's kernels gives them, as launches.kernel_gaps does) and after its last. A stretch that holds a
+-- CUDA graph replay the capture has no kernels of (a graph launch call, of one of the device's processes, whose
+-- correlation id no GPU operation carries: captured without --cuda-graph-trace=node) is the replay's: the GPU ran
+-- the graph's kernels in the first stretch ending after the call started, so all its time is untraced graph time.
+-- Each nanosecond of any other stretch gets exactly one cause, the first of these that holds:
 --   1. memory transfer: a memcpy or memset of the device runs;
 --   2. synchronization: a host synchronization call (is_host_sync_call) of one of the device's processes
 --      (scope.device_processes) is in progress: the GPU has finished and the host has not yet noticed;
@@ -15,13 +18,15 @@
 -- stretches and tells those a piece overlaps; for those few, the time of a cause within [a, b) is its cumulative
 -- time at b minus that at a, each read from the piece in force (an ASOF join). Without API calls no time is
 -- synchronization, without launch rows none is CPU launch: the analyses then report those causes as unknown.
--- requires: scope.capture_ops, scope.capture_launches, idle.pieces
+-- requires: scope.capture_ops, scope.capture_launches, scope.capture_api_calls, scope.device_processes, idle.pieces,
+--   common.graph_launch
 -- computed by: nsight_ingest.passes
 -- creates: idle_stretches
 --   device                device label
 --   start_ns              stretch start: the span's start or the end of the kernels before it (ns)
 --   end_ns                stretch end: the next kernel's start, or the span's end (ns)
 --   next_kernel_start_ns  start of the kernel that ends the stretch (ns); NULL after the device's last kernel
+--   untraced_graph_ns     the stretch's whole time when it holds an untraced graph replay, else 0 (ns)
 --   memory_transfer_ns    the stretch's time when a memcpy or memset runs (ns)
 --   synchronization_ns    its time when, else, a host synchronization call is in progress (ns)
 --   cpu_launch_ns         its time when, else, the next kernel's launch call has not returned (ns)
@@ -87,7 +92,22 @@ caused AS (
     UNION ALL  -- no memory operation or synchronization call in the stretch
     SELECT device, start_ns, end_ns, next_kernel_start_ns, 0, 0, launch_end_in_ns - start_ns
     FROM bounded WHERE NOT touched
+),
+untraced_replays AS (  -- graph launch calls whose replay the capture holds no GPU operation of
+    SELECT p.device, c.start_ns
+    FROM capture_api_calls c
+    JOIN device_processes p ON p.pid IS NOT DISTINCT FROM c.pid
+    WHERE is_graph_launch(c.name) AND NOT EXISTS (SELECT 1 FROM capture_ops o WHERE o.corr_id = c.corr_id)
+),
+replayed AS (  -- the stretch each ran in: the first of its device ending after the call started
+    SELECT DISTINCT b.device, b.start_ns
+    FROM untraced_replays r ASOF JOIN bounded b ON b.device = r.device AND r.start_ns < b.end_ns
 )
-SELECT device, start_ns, end_ns, next_kernel_start_ns, memory_transfer_ns, synchronization_ns, cpu_launch_ns,
-       end_ns - start_ns - memory_transfer_ns - synchronization_ns - cpu_launch_ns AS other_ns
-FROM caused;
+SELECT c.device, c.start_ns, c.end_ns, c.next_kernel_start_ns,
+       CASE WHEN r.device IS NULL THEN 0 ELSE c.end_ns - c.start_ns END AS untraced_graph_ns,
+       CASE WHEN r.device IS NULL THEN c.memory_transfer_ns ELSE 0 END AS memory_transfer_ns,
+       CASE WHEN r.device IS NULL THEN c.synchronization_ns ELSE 0 END AS synchronization_ns,
+       CASE WHEN r.device IS NULL THEN c.cpu_launch_ns ELSE 0 END AS cpu_launch_ns,
+       CASE WHEN r.device IS NULL THEN c.end_ns - c.start_ns - c.memory_transfer_ns - c.synchronization_ns
+                                       - c.cpu_launch_ns ELSE 0 END AS other_ns
+FROM caused c LEFT JOIN replayed r ON r.device = c.device AND r.start_ns = c.start_ns;

@@ -18,7 +18,8 @@
 --   after               name of the kernel after the gap
 --   after_component     its component
 --   after_short_name    its short name
---   memory_transfer_ns  of the gap, time a memcpy or memset ran (ns)
+--   untraced_graph_ns   of the gap, its time when it held a CUDA graph replay the capture has no kernels of (ns)
+--   memory_transfer_ns  time, else, a memcpy or memset ran (ns)
 --   synchronization_ns  time, else, a host synchronization call was in progress (ns)
 --   cpu_launch_ns       time, else, the next kernel's launch call had not returned (ns)
 --   other_ns            the rest (ns)
@@ -28,7 +29,8 @@ WITH top AS (
     SELECT * FROM kernel_gaps WHERE gap_ns > 0 ORDER BY gap_ns DESC, start_ns LIMIT $top
 ),
 causes AS (
-    SELECT t.device, t.start_ns, sum(s.memory_transfer_ns) AS memory_transfer_ns,
+    SELECT t.device, t.start_ns, sum(s.untraced_graph_ns) AS untraced_graph_ns,
+           sum(s.memory_transfer_ns) AS memory_transfer_ns,
            sum(s.synchronization_ns) AS synchronization_ns, sum(s.cpu_launch_ns) AS cpu_launch_ns,
            sum(s.other_ns) AS other_ns
     FROM top t
@@ -54,7 +56,7 @@ calls AS (
 SELECT t.gap_ns, t.device, t.stream_id, t.earlier_end_ns AS gap_start_ns, t.start_ns AS gap_end_ns,
        b.name AS before, b.component AS before_component, bn.short_name AS before_short_name,
        a.name AS after, a.component AS after_component, an.short_name AS after_short_name,
-       coalesce(g.memory_transfer_ns, 0) AS memory_transfer_ns, coalesce(g.synchronization_ns, 0) AS synchronization_ns,
+       coalesce(g.untraced_graph_ns, 0) AS untraced_graph_ns, coalesce(g.memory_transfer_ns, 0) AS memory_transfer_ns, coalesce(g.synchronization_ns, 0) AS synchronization_ns,
        coalesce(g.cpu_launch_ns, 0) AS cpu_launch_ns, coalesce(g.other_ns, 0) AS other_ns,
        coalesce(c.api_calls, []) AS api_calls, coalesce(c.api_call_count, 0) AS api_call_count
 FROM top t

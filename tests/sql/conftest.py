@@ -14,8 +14,10 @@ import pytest
 
 from nsight_ingest import sqlmodules, store
 
-# The values of a capture's scope: gpu trace 1, kern_exec trace 2, the whole capture, no API trace, no ncu.
-CAPTURE_VALUES = {"gpu_trace": 1, "kern_exec_trace": 2, "api_trace": None, "ncu_traces": []}
+# The values of a capture's scope: gpu trace 1, kern_exec trace 2, the whole capture, no API trace, no summaries,
+# no ncu.
+CAPTURE_VALUES = {"gpu_trace": 1, "kern_exec_trace": 2, "api_trace": None, "api_summary": None, "kernel_summary": None,
+                  "ncu_traces": []}
 
 
 def literal(value: Any) -> str:

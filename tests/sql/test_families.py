@@ -170,11 +170,11 @@ def test_gaps_by_family_pair(scope):
     ]
 
 
-def test_unclassified_families(scope):
+def test_unmatched_families(scope):
     """The families of the kernels no component rule matched (rule_file NULL)."""
     given(scope, "scope.kernels", ["context_key UBIGINT", "name_id", "duration_ns"],
           [(1, 1, 100), (2, 2, 40), (2, 2, 60), (3, 3, 5)])
     given(scope, "classify.kernel_classes", ["context_key UBIGINT", "rule_file"], [(1, None), (2, None), (3, "x.sql")])
     given(scope, "classify.kernel_families", ["name_id", "family"], [(1, "gemm"), (2, "memory"), (3, "memory")])
-    assert scope.rows("audit.unclassified_families") == [
+    assert scope.rows("audit.unmatched_families") == [
         {"family": "gemm", "launches": 1, "time_ns": 100}, {"family": "memory", "launches": 2, "time_ns": 100}]

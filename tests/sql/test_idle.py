@@ -21,6 +21,9 @@ own from 1, so B's operations share ids with calls of process 1.
       pid 1 syncs [1100,1200) (not B's process), pid 2 syncs [1250,1280); span [1000,1400) = 400, union 200:
         [1100,1250) CPU launch 150   [1250,1280) synchronization 30   [1280,1300) CPU launch 20
       => synchronization 30, cpu_launch 170
+
+    The capture's span is [0,1400): A runs nothing after 650 (inactive 750: idle 200 + 750 = 950), B nothing before
+    1000 (inactive 1000: idle 200 + 1000 = 1200); each device's union and idle add up to the span, 1400.
 """
 
 from __future__ import annotations
@@ -54,12 +57,14 @@ def causes(scope) -> dict:
 def test_each_nanosecond_gets_one_cause(scope):
     give(scope)
     found = causes(scope)
-    assert found[A] == {"kernel_idle_ns": 200, "memory_transfer_ns": 100, "synchronization_ns": 30,
-                        "cpu_launch_ns": 40, "other_ns": 30}
-    assert found[B] == {"kernel_idle_ns": 200, "memory_transfer_ns": 0, "synchronization_ns": 30, "cpu_launch_ns": 170,
-                        "other_ns": 0}
-    assert found[None] == {"kernel_idle_ns": 400, "memory_transfer_ns": 100, "synchronization_ns": 60,
-                           "cpu_launch_ns": 210, "other_ns": 30}
+    assert found[A] == {"kernel_idle_ns": 950, "inactive_ns": 750, "untraced_graph_ns": 0, "memory_transfer_ns": 100,
+                        "synchronization_ns": 30, "cpu_launch_ns": 40, "other_ns": 30}
+    assert found[B] == {"kernel_idle_ns": 1200, "inactive_ns": 1000, "untraced_graph_ns": 0, "memory_transfer_ns": 0,
+                        "synchronization_ns": 30, "cpu_launch_ns": 170, "other_ns": 0}
+    assert found[None] == {"kernel_idle_ns": 2150, "inactive_ns": 1750, "untraced_graph_ns": 0,
+                           "memory_transfer_ns": 100, "synchronization_ns": 60, "cpu_launch_ns": 210, "other_ns": 30}
+    for device in (A, B, None):  # the causes sum to the idle time
+        assert sum(v for k, v in found[device].items() if k != "kernel_idle_ns") == found[device]["kernel_idle_ns"]
 
 
 def test_stretches_end_at_the_next_kernel(scope):
@@ -77,8 +82,8 @@ def test_concurrent_kernels_leave_no_idle_time(scope):
     ops = [("kernel", A, 0, 0, 100, 1), ("kernel", A, 0, 50, 300, 2), ("kernel", A, 0, 100, 120, 3),
            ("kernel", A, 0, 300, 310, 4)]
     give(scope, ops=ops, calls=[], launches=[])
-    assert causes(scope)[A] == {"kernel_idle_ns": 0, "memory_transfer_ns": 0, "synchronization_ns": 0,
-                                "cpu_launch_ns": 0, "other_ns": 0}
+    assert causes(scope)[A] == {"kernel_idle_ns": 0, "inactive_ns": 0, "untraced_graph_ns": 0,
+                                "memory_transfer_ns": 0, "synchronization_ns": 0, "cpu_launch_ns": 0, "other_ns": 0}
 
 
 def test_without_calls_or_launches_the_time_falls_to_other(scope):
@@ -129,20 +134,36 @@ def test_when_nothing_ties_every_process_syncs_for_every_device(scope):
 def test_a_device_with_memory_operations_alone(scope):
     """No kernel at all: the whole span is idle; the copy's time is memory transfer, the rest other."""
     give(scope, ops=[("memcpy", A, 0, 0, 100, 2), ("memset", A, 0, 150, 200, 4)], calls=[], launches=[])
-    assert causes(scope)[A] == {"kernel_idle_ns": 200, "memory_transfer_ns": 150, "synchronization_ns": 0,
-                                "cpu_launch_ns": 0, "other_ns": 50}
+    assert causes(scope)[A] == {"kernel_idle_ns": 200, "inactive_ns": 0, "untraced_graph_ns": 0,
+                                "memory_transfer_ns": 150, "synchronization_ns": 0, "cpu_launch_ns": 0, "other_ns": 50}
 
 
 def test_a_window_has_the_idle_time_before_its_own_kernels_within_its_span(scope):
     """A window holding K1 and K2 of A and K4 of B. A: its span [0,600) holds the stretch [100,250) before K2, causes
     as in the whole capture; the memset after A's last kernel waits for no kernel of the window. B: the stretch before
-    K4 lies before the window's span there (K4 alone, [1300,1400)): between windows, it is none's."""
+    K4 lies before the window's span there (K4 alone, [1300,1400)): between windows, it is none's. Nothing in a
+    window is inactive."""
     give(scope)
     given(scope, "scope.ops", ["op_kind", "device", "start_ns", "end_ns"],
           [("kernel", A, 0, 100), ("kernel", A, 250, 600), ("kernel", B, 1300, 1400)])
     given(scope, "scope.window_ranges", ["start_ns", "end_ns"], [(0, 1400)])
     found = causes(scope)
-    assert found[A] == {"kernel_idle_ns": 150, "memory_transfer_ns": 50, "synchronization_ns": 30,
-                        "cpu_launch_ns": 40, "other_ns": 30}
-    assert found[B] == {"kernel_idle_ns": 0, "memory_transfer_ns": 0, "synchronization_ns": 0, "cpu_launch_ns": 0,
-                        "other_ns": 0}
+    assert found[A] == {"kernel_idle_ns": 150, "inactive_ns": 0, "untraced_graph_ns": 0, "memory_transfer_ns": 50,
+                        "synchronization_ns": 30, "cpu_launch_ns": 40, "other_ns": 30}
+    assert found[B] == {"kernel_idle_ns": 0, "inactive_ns": 0, "untraced_graph_ns": 0, "memory_transfer_ns": 0,
+                        "synchronization_ns": 0, "cpu_launch_ns": 0, "other_ns": 0}
+
+
+def test_a_gap_holding_an_untraced_graph_replay_is_the_replays(scope):
+    """Process 1 replays a CUDA graph at [60,70) (correlation id 9, which no GPU operation carries: not traced node
+    by node) while K1 still runs: the GPU ran the replay in the first gap ending after the call, [100,250), so all
+    150 ns of it are untraced graph time. A replay whose kernels were traced (id 3: K2 carries it) is no cause."""
+    graph_calls = [("cudaGraphLaunch_v10000", 60, 70, 9, 1), ("cudaGraphLaunch_v10000", 210, 215, 3, 1)]
+    give(scope, calls=CALLS + graph_calls)
+    found = causes(scope)
+    assert found[A] == {"kernel_idle_ns": 950, "inactive_ns": 750, "untraced_graph_ns": 150, "memory_transfer_ns": 50,
+                        "synchronization_ns": 0, "cpu_launch_ns": 0, "other_ns": 0}
+    assert found[B]["untraced_graph_ns"] == 0  # process 1 does not work on B
+    rows = scope.con.execute("SELECT start_ns, untraced_graph_ns, memory_transfer_ns FROM idle_stretches "
+                             "WHERE device = ? ORDER BY start_ns", [A]).fetchall()
+    assert rows == [(100, 150, 0), (600, 0, 50)]
