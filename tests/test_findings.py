@@ -309,8 +309,9 @@ def test_without_launch_rows_the_launch_rules_are_skipped(tmp_path, run_cli):
     out = findings(run_cli, gpu)
     assert out["findings"] == []
     assert set(skipped(out)) == {"cpu_launch_bound", "tiny_kernels", "synchronization_stalls",
-                                 "memory_bound_hot_kernel", "latency_bound_hot_kernel"}
+                                 "untraced_graph_replays", "memory_bound_hot_kernel", "latency_bound_hot_kernel"}
     assert skipped(out)["tiny_kernels"].startswith("needs the kernels' launch rows")
+    assert skipped(out)["untraced_graph_replays"].startswith("needs the CUDA API calls")  # only they show replays
 
 
 # Exposed communication: gemm [0,1500) and [3000,4000) on stream 7, an all-reduce [1000,3000) on stream 20.

@@ -68,7 +68,8 @@ LAUNCH_ROWS = OptionalInput("kernel_exec_trace", "the kernels' launch rows (a cu
                             frozenset({"cpu_launch_ns", "short_kernels", "launches_by_family"}),
                             frozenset({"graph_kernels"}))
 API_CALLS = OptionalInput("api_trace", "the CUDA API calls (a cuda_api_trace, or an nsys export with CUDA API calls)",
-                          frozenset({"synchronization_ns", "sync_calls", "api_calls", "api_call_count"}),
+                          frozenset({"synchronization_ns", "sync_calls", "api_calls", "api_call_count",
+                                     "untraced_graph_ns"}),
                           frozenset({"graph_launches", "untraced_graph_launches", "host_calls"}))
 API_SUMMARY = OptionalInput("api_summary", "the CUDA API calls per function (an nsys stats cuda_api_sum)", frozenset(),
                             frozenset({"host_calls"}))

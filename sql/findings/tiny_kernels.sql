@@ -3,7 +3,15 @@
 --   (cpu_launch_idle_ns) at least 1% of the device's span
 -- One finding per device and family (and NVTX group); fusion candidates. Severity by the waiting's share of the
 -- span: high from 20%, medium from 5%, low below. Gain ceiling: cpu_launch_idle_ns, the GPU time spent waiting for
--- these launches (part of cpu_launch_bound's time, not in addition to it).
+-- these launches (part of cpu_launch_bound's time, not in addition to it). As in cpu_launch_bound, CUDA graphs are
+-- advised only where the host does not synchronize after at least every other launch (host_calls), and a capture
+-- that replays graphs already (graph_launches) is told to bring the kernels into them.
+WITH host AS (
+    SELECT coalesce(launch_calls > 0 AND host_sync_calls >= 0.5 * launch_calls, false) AS synchronized,
+           (SELECT coalesce(sum(graph_launches), 0) + coalesce(sum(graph_kernels), 0) > 0 FROM graph_launches)
+               AS replays_graphs
+    FROM host_calls
+)
 SELECT
     'tiny_kernels' AS id,
     CASE WHEN k.cpu_launch_idle_ns >= 0.20 * s.gpu_span_ns THEN 'high'
@@ -15,10 +23,13 @@ SELECT
      'cpu_launch_idle_ns': k.cpu_launch_idle_ns, 'gpu_span_ns': s.gpu_span_ns} AS evidence,
     {'nvtx_group': k.nvtx_group, 'device': k.device, 'family': k.family} AS scope,
     k.cpu_launch_idle_ns AS gain_ceiling_ns,
-    'Fuse these kernels with their neighbours (torch.compile, a fused kernel from the library, or a custom kernel), '
-        || 'or launch them from a CUDA graph' AS suggestion,
+    'Fuse these kernels with their neighbours (torch.compile, a fused kernel from the library, or a custom kernel)'
+        || CASE WHEN h.synchronized THEN ', after removing the host synchronization after each launch'
+                WHEN h.replays_graphs THEN ', or bring them into the CUDA graphs the loop already replays'
+                ELSE ', or launch them from a CUDA graph' END AS suggestion,
     'Part of the CPU launch-bound time, not in addition to it; kernels launched from CUDA graphs are not counted'
         AS caveat
 FROM short_kernels k
+CROSS JOIN host h
 JOIN summary s ON s.device = k.device AND s.nvtx_group IS NOT DISTINCT FROM k.nvtx_group
 WHERE s.gpu_span_ns > 0 AND k.short_kernels >= 5 AND k.cpu_launch_idle_ns >= 0.01 * s.gpu_span_ns

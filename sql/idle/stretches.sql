@@ -3,8 +3,10 @@
 -- nothing at all runs on it), the stretches in which no kernel runs: before its first kernel, between kernels (one
 -- sort of the device's kernels gives them, as launches.kernel_gaps does) and after its last. A stretch that holds a
 -- CUDA graph replay the capture has no kernels of (a graph launch call, of one of the device's processes, whose
--- correlation id no GPU operation carries: captured without --cuda-graph-trace=node) is the replay's: the GPU ran
--- the graph's kernels in the first stretch ending after the call started, so all its time is untraced graph time.
+-- correlation id no GPU operation carries: captured without --cuda-graph-trace=node) is the replay's, all its time:
+-- the GPU ran the graph's kernels in stream order, before the first kernel of the device launched after the call
+-- (the stretch ending at that kernel; a host that runs ahead of the GPU launches long before the work runs), or,
+-- without launch rows, in the first stretch ending after the call started.
 -- Each nanosecond of any other stretch gets exactly one cause, the first of these that holds:
 --   1. memory transfer: a memcpy or memset of the device runs;
 --   2. synchronization: a host synchronization call (is_host_sync_call) of one of the device's processes
@@ -99,9 +101,24 @@ untraced_replays AS (  -- graph launch calls whose replay the capture holds no G
     JOIN device_processes p ON p.pid IS NOT DISTINCT FROM c.pid
     WHERE is_graph_launch(c.name) AND NOT EXISTS (SELECT 1 FROM capture_ops o WHERE o.corr_id = c.corr_id)
 ),
-replayed AS (  -- the stretch each ran in: the first of its device ending after the call started
-    SELECT DISTINCT b.device, b.start_ns
-    FROM untraced_replays r ASOF JOIN bounded b ON b.device = r.device AND r.start_ns < b.end_ns
+kernel_launches AS (  -- the device's kernels by their launch call's start
+    SELECT d.device, l.api_start_ns, l.kernel_start_ns
+    FROM capture_launches l
+    JOIN (SELECT DISTINCT device, coalesce(device_index, 0) AS device_index FROM capture_ops) d USING (device_index)
+),
+launched_before AS (  -- with launch rows: a replay ran before the first kernel of its device launched after it
+    SELECT r.device, r.start_ns, l.kernel_start_ns
+    FROM untraced_replays r ASOF JOIN kernel_launches l ON l.device = r.device AND r.start_ns < l.api_start_ns
+),
+replayed AS (  -- the stretch each replay ran in: the one ending at that kernel; without one, by time alone (the
+               -- first stretch of its device ending after the call started)
+    SELECT b.device, b.start_ns
+    FROM launched_before x JOIN bounded b ON b.device = x.device AND b.next_kernel_start_ns = x.kernel_start_ns
+    UNION
+    SELECT b.device, b.start_ns
+    FROM (SELECT * FROM untraced_replays r
+          ANTI JOIN launched_before x ON x.device = r.device AND x.start_ns = r.start_ns) r
+    ASOF JOIN bounded b ON b.device = r.device AND r.start_ns < b.end_ns
 )
 SELECT c.device, c.start_ns, c.end_ns, c.next_kernel_start_ns,
        CASE WHEN r.device IS NULL THEN 0 ELSE c.end_ns - c.start_ns END AS untraced_graph_ns,

@@ -28,7 +28,8 @@ own from 1, so B's operations share ids with calls of process 1.
 
 from __future__ import annotations
 
-from tests.sql.conftest import given
+from nsight_ingest import sqlmodules, store
+from tests.sql.conftest import CAPTURE_VALUES, given
 
 A, B = "GPU A", "GPU B"
 OPS = [  # op_kind, device, device_index, start, end, corr_id
@@ -40,14 +41,15 @@ CALLS = [  # name, start, end, corr_id, pid
     ("cudaMemsetAsync", 590, 600, 4, 1), ("cudaDeviceSynchronize_v3020", 1100, 1200, None, 1),
     ("cudaLaunchKernel", 990, 995, 1, 2), ("cuStreamSynchronize", 1250, 1280, None, 2),
     ("cudaLaunchKernel", 1200, 1350, 2, 2), ("cudaEventRecord", 1290, 1295, None, 2)]
-# device index, kernel start, launch call end, pid
-LAUNCHES = [(0, 0, 5, 1), (0, 250, 220, 1), (1, 1000, 995, 2), (1, 1300, 1350, 2)]
+# device index, kernel start, launch call start, launch call end, pid
+LAUNCHES = [(0, 0, 0, 5, 1), (0, 250, 200, 220, 1), (1, 1000, 990, 995, 2), (1, 1300, 1200, 1350, 2)]
 
 
 def give(scope, ops=OPS, calls=CALLS, launches=LAUNCHES) -> None:
     given(scope, "scope.capture_ops", ["op_kind", "device", "device_index", "start_ns", "end_ns", "corr_id"], ops)
     given(scope, "scope.capture_api_calls", ["name VARCHAR", "start_ns", "end_ns", "corr_id", "pid"], calls)
-    given(scope, "scope.capture_launches", ["device_index", "kernel_start_ns", "api_end_ns", "pid"], launches)
+    given(scope, "scope.capture_launches", ["device_index", "kernel_start_ns", "api_start_ns", "api_end_ns", "pid"],
+          launches)
 
 
 def causes(scope) -> dict:
@@ -167,3 +169,21 @@ def test_a_gap_holding_an_untraced_graph_replay_is_the_replays(scope):
     rows = scope.con.execute("SELECT start_ns, untraced_graph_ns, memory_transfer_ns FROM idle_stretches "
                              "WHERE device = ? ORDER BY start_ns", [A]).fetchall()
     assert rows == [(100, 150, 0), (600, 0, 50)]
+
+
+def test_a_replay_launched_ahead_runs_before_the_next_kernel_launched_after_it(scope):
+    """The host runs ahead: it launches K1 [0,100), K2 [300,400), the untraced replay (call at 20) and K3 [600,700)
+    one after another within 35 ns. In stream order the replay ran between K2 and K3: the stretch [400,600) is the
+    replay's, not [100,300), the first to end after the call. Without launch rows only the time can tell: [100,300)."""
+    ops = [("kernel", A, 0, 0, 100, 1), ("kernel", A, 0, 300, 400, 2), ("kernel", A, 0, 600, 700, 4)]
+    calls = [("cudaLaunchKernel", 0, 5, 1, 1), ("cudaLaunchKernel", 10, 15, 2, 1),
+             ("cudaGraphLaunch", 20, 25, 3, 1), ("cudaLaunchKernel", 30, 35, 4, 1)]
+    launches = [(0, 0, 0, 5, 1), (0, 300, 10, 15, 1), (0, 600, 30, 35, 1)]
+    give(scope, ops=ops, calls=calls, launches=launches)
+    query = "SELECT start_ns, untraced_graph_ns FROM idle_stretches ORDER BY start_ns"
+    scope.build("idle.stretches")
+    assert scope.con.execute(query).fetchall() == [(100, 0), (400, 200)]
+    unlaunched = sqlmodules.Scope(store.connect(), dict(CAPTURE_VALUES))
+    give(unlaunched, ops=ops, calls=calls, launches=[])
+    unlaunched.build("idle.stretches")
+    assert unlaunched.con.execute(query).fetchall() == [(100, 200), (400, 0)]
