@@ -176,6 +176,14 @@ def test_two_gpus(tmp_path, run_cli):
                     "CUPTI_ACTIVITY_KIND_MEMSET) GROUP BY deviceId ORDER BY deviceId", TWO_GPUS)
     assert [r["span ms"] for r in rows] == [f"{span / 1e6:,.3f}" for _, span in spans]
     assert len(report_answer(pipeline.CaptureFiles(str(TWO_GPUS)))["utilization"]) == 2 == len(rows)
+    for row, (_, span) in zip(rows, spans, strict=True):  # over each GPU's own span, union busy and idle add up
+        idle = float(row["idle in its span ms"].replace(",", "")) * 1e6
+        assert float(row["union busy"].rstrip("%")) + 100 * idle / span == pytest.approx(100, abs=0.01)
+    late = _sqlite("WITH ops AS (SELECT deviceId, start FROM CUPTI_ACTIVITY_KIND_KERNEL UNION ALL SELECT deviceId, "
+                   "start FROM CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT deviceId, start FROM "
+                   "CUPTI_ACTIVITY_KIND_MEMSET) SELECT deviceId, min(start) - (SELECT min(start) FROM ops) FROM ops "
+                   "GROUP BY deviceId ORDER BY deviceId", TWO_GPUS)
+    assert [r["starts late ms"] for r in rows] == [f"{ns / 1e6:,.3f}" for _, ns in late]
 
 
 def test_classify_html_writes_the_page_and_answers_as_before(tmp_path, run_cli):

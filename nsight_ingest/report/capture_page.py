@@ -227,15 +227,18 @@ def _ncu(components: dict[str, dict[str, Any]]) -> str:
 
 
 def _devices(devices: dict[str, dict[str, Any]]) -> str:
+    """Each GPU over its own span (its first to last operation): union busy and the idle in it add up to that span;
+    the capture's span before and after it is the starts late and ends early columns."""
     columns = [Column("device"), Column("span ms", True), Column("kernels", True), Column("kernel time ms", True),
-               Column("busy", True), Column("union busy", True), Column("GPU idle ms", True),
+               Column("busy", True), Column("union busy", True), Column("idle in its span ms", True),
                Column("starts late ms", True), Column("ends early ms", True)]
     rows = [[name, number(d["gpu_span_ns"], ms(d["gpu_span_ns"])),
              number(d["kernel_count"], f"{d['kernel_count']:,}"),
              number(d["kernel_time_ns"], ms(d["kernel_time_ns"])),
              number(d["kernel_busy_percent_of_span"], pct(d["kernel_busy_percent_of_span"])),
              number(d["kernel_union_percent_of_span"], pct(d["kernel_union_percent_of_span"])),
-             number(d["idle"]["kernel_idle_ns"], ms(d["idle"]["kernel_idle_ns"])),
+             number(d["idle"]["kernel_idle_ns"] - d["idle"]["inactive_ns"],
+                    ms(d["idle"]["kernel_idle_ns"] - d["idle"]["inactive_ns"])),
              number(d["starts_late_ns"], ms(d["starts_late_ns"])),
              number(d["ends_early_ns"], ms(d["ends_early_ns"]))] for name, d in devices.items()]
     return html.table("devices", columns, rows)

@@ -444,8 +444,9 @@ def print_audit(result: dict[str, Any], console: Console | None = None) -> None:
     for name, f in unmatched["by_family"].items():
         families.add_row(name, f"{f['milliseconds']:,.3f}", pct(f["percent_of_unmatched"]), str(f["launches"]))
     console.print(families)
+    # a name rule matches names, a context rule contexts; either wins contexts (a name's launches by neighbours)
     rules = _table(title="rule files")
-    for column in ("rule file", "kind", "matches", "won"):
+    for column in ("rule file", "kind", "names or contexts matched", "contexts won"):
         rules.add_column(column)
     for rule in result["rules"]:
         rules.add_row(rule["rule_file"], "context" if rule["context_rule"] else "name", str(rule["matches"]),

@@ -101,10 +101,11 @@ untraced_replays AS (  -- graph launch calls whose replay the capture holds no G
     JOIN device_processes p ON p.pid IS NOT DISTINCT FROM c.pid
     WHERE is_graph_launch(c.name) AND NOT EXISTS (SELECT 1 FROM capture_ops o WHERE o.corr_id = c.corr_id)
 ),
-kernel_launches AS (  -- the device's kernels by their launch call's start
+kernel_launches AS (  -- the kernels of the devices replays ran on, by their launch call's start (none without)
     SELECT d.device, l.api_start_ns, l.kernel_start_ns
     FROM capture_launches l
-    JOIN (SELECT DISTINCT device, coalesce(device_index, 0) AS device_index FROM capture_ops) d USING (device_index)
+    JOIN (SELECT DISTINCT device, coalesce(device_index, 0) AS device_index FROM capture_ops
+          WHERE device IN (SELECT device FROM untraced_replays)) d USING (device_index)
 ),
 launched_before AS (  -- with launch rows: a replay ran before the first kernel of its device launched after it
     SELECT r.device, r.start_ns, l.kernel_start_ns
