@@ -169,7 +169,8 @@ def run(finding_set: RuleSet, relations: dict[str, pa.Table], inputs: dict[Any, 
                 skipped += [{"id": name, "rule_file": rule.path.name, "reason": "needs " + " and ".join(lacking)}
                             for name, _ in rule.declared]
                 continue
+            there = {given.role for given, present in inputs.items() if present}
             relied_on = [GPU_TRACE_ROLE, *(given.role for given, present in inputs.items()
-                                           if present and given.read_by(reads))]
+                                           if present and given.read_by(reads) and given.stands_in_for not in there)]
             findings += [{**_finding(rule, row, span_ns), "relied_on": relied_on} for row in _rows(box, rule)]
     return rank(findings), skipped

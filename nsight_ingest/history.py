@@ -46,8 +46,8 @@ METRICS: dict[str, Metric] = {
     "gpu_span_ms": Metric("ms", "up"),
     "kernel_busy_percent": Metric("%", "down"),
     "kernel_union_percent": Metric("%", "down", share=True),
-    # Idle time (no kernel running) and its share by cause (`component` column: memory_transfer, synchronization,
-    # cpu_launch, other): recorded; the span and gap totals already judge how much the GPU waits.
+    # Idle time (no kernel running) and its share by cause (`component` column: the idle causes without _ns,
+    # analysis.idle.CAUSES): recorded; the span and gap totals already judge how much the GPU waits.
     "kernel_idle_ms": Metric("ms", None),
     "idle_cause_ms": Metric("ms", None),
     "exposed_communication_ms": Metric("ms", "up"),

@@ -59,6 +59,8 @@ def test_a_sync_after_every_kernel(run_cli, with_api_trace):
     assert launch["suggestion"].startswith("Remove the host synchronization after each launch")
     assert (launch["evidence"]["launch_calls"], launch["evidence"]["host_sync_calls"]) == (launches, syncs)
     assert launch["evidence"]["calls_counted_from"] == ("api_trace" if with_api_trace else "api_summary")
+    # the summary is relied on only when it stands in for the trace
+    assert launch["relied_on"] == ["gpu_trace", "kernel_exec_trace", "api_trace" if with_api_trace else "api_summary"]
     no_graph_advice(found)
     assert ("synchronization_stalls" in by_id(found)) == with_api_trace  # without the trace it is skipped, and said
     assert with_api_trace or "synchronization_stalls" in {s["id"] for s in found["skipped"]}
@@ -94,7 +96,8 @@ def test_graph_replays_not_traced(run_cli):
     assert summary["idle"]["untraced_graph_ns"] == pytest.approx(traced_ns, rel=0.15)
     found = answer(run_cli, "findings", trace("graph_untraced"))
     replays = by_id(found)["untraced_graph_replays"]
-    assert replays["evidence"]["untraced_graph_launches"] == 50 and "--cuda-graph-trace=node" in replays["suggestion"]
+    assert replays["evidence"]["capture_untraced_graph_launches"] == 50
+    assert "--cuda-graph-trace=node" in replays["suggestion"]
     no_graph_advice(found)
     gaps = answer(run_cli, "launches", trace("graph_untraced"), "--top", "3")["largest_gaps"]
     assert [g["idle_cause"] for g in gaps].count("untraced_graph") >= 2

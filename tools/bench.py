@@ -23,6 +23,7 @@ import argparse
 import contextlib
 import json
 import os
+import shutil
 import statistics
 import subprocess
 import sys
@@ -175,9 +176,13 @@ def capture(rows: int) -> tuple[Path, Path]:
     repeats = max(1, round(rows / per_block))
     folder = OUT / f"rows_{repeats * per_block}"
     gpu = folder / "bench_cuda_gpu_trace.csv"
-    if not gpu.exists():
-        folder.mkdir(parents=True, exist_ok=True)
-        dit_blocks(folder, "bench", repeats=repeats)
+    if not gpu.exists():  # written beside and renamed, so that a run cut short leaves no half capture to reuse
+        partial = folder.with_name(folder.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        dit_blocks(partial, "bench", repeats=repeats)
+        shutil.rmtree(folder, ignore_errors=True)
+        partial.rename(folder)
     return gpu, folder / "bench_cuda_kern_exec_trace.csv"
 
 
@@ -277,7 +282,6 @@ def measure_ranks(ranks: int, kernels_per_rank: int, workers: int) -> dict:
     """`nsight-ingest ranks` over `ranks` synthetic rank files of about `kernels_per_rank` kernels each, cold (an
     empty cache folder) in this process and on `workers` local Dask workers, then the cached answer; against a
     bare DuckDB scan of the same files; with the bytes the tasks move and the client's own time."""
-    import shutil
 
     from tools.gen_ranks import generate
 
@@ -314,7 +318,6 @@ def traffic(files: list[str], cache_dir: Path) -> dict:
     tasks of `ranks` would move between client and workers (pickled arguments out, results back, as Dask sends
     them) and the seconds the client spends outside the tasks (clock alignment, merging the ranks' figures)."""
     import pickle
-    import shutil
 
     from nsight_ingest import cluster, pipeline, ranks_job
     from nsight_ingest.rules import load_rule_set
@@ -416,20 +419,26 @@ def measure_inputs(rows: int) -> dict:
     """`classify` (and the cached questions) on one capture as a CSV set, the same gzipped, an nsys .sqlite, a
     parquetdir and an arrowdir."""
     import gzip
-    import shutil
 
     from tools.gen_export import write_exports
 
     gpu, kern = capture(rows)
-    sqlite_path, parquet, arrow = gpu.parent / "bench.sqlite", gpu.parent / "bench_pq", gpu.parent / "bench_arrow"
-    if not (sqlite_path.exists() and arrow.exists()):
-        write_exports(gpu, kern, sqlite_path, parquet, arrow)
+    exports = gpu.parent / "exports"
+    sqlite_path, parquet, arrow = exports / "bench.sqlite", exports / "bench_pq", exports / "bench_arrow"
+    if not exports.exists():  # written beside and renamed, as the capture
+        partial = gpu.parent / "exports.partial"
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir()
+        write_exports(gpu, kern, partial / "bench.sqlite", partial / "bench_pq", partial / "bench_arrow")
+        partial.rename(exports)
     gzipped = {path: gpu.parent / "gz" / f"{path.name}.gz" for path in (gpu, kern)}
     for path, packed in gzipped.items():
         if not packed.exists():
             packed.parent.mkdir(exist_ok=True)
-            with path.open("rb") as plain, gzip.open(packed, "wb", compresslevel=1) as out:
+            partial = packed.with_name(packed.name + ".partial")
+            with path.open("rb") as plain, gzip.open(partial, "wb", compresslevel=1) as out:
                 shutil.copyfileobj(plain, out, 1 << 24)
+            partial.rename(packed)
     columns = json.dumps(EXPORT_COLUMNS)
     forms = {"csv": (gpu, [sys.executable, "-c", BASELINE, str(gpu), str(kern)], [gpu, kern]),
              "csv.gz": (gzipped[gpu], [sys.executable, "-c", BASELINE, *map(str, gzipped.values())],

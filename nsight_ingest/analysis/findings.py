@@ -50,13 +50,14 @@ EVIDENCE = (
 @dataclass(frozen=True)
 class OptionalInput:
     """An input a capture may lack: its role, what it is, the evidence (relations and columns) that is empty or NULL
-    without it (a rule reading any is skipped when it is missing), and the evidence it also informs when it is
-    there (a rule reading any relied on it)."""
+    without it (a rule reading any is skipped when it is missing), the evidence it also informs when it is there (a
+    rule reading any relied on it), and the input it stands in for."""
 
     role: str
     description: str
     needed_by: frozenset[str]
     informs: frozenset[str] = frozenset()
+    stands_in_for: str | None = None  # the role of the input it replaces: not relied on when that one is there
 
     def read_by(self, identifiers: set[str]) -> bool:
         """True when a rule reading these identifiers relies on this input."""
@@ -72,7 +73,7 @@ API_CALLS = OptionalInput("api_trace", "the CUDA API calls (a cuda_api_trace, or
                                      "untraced_graph_ns"}),
                           frozenset({"graph_launches", "untraced_graph_launches", "host_calls"}))
 API_SUMMARY = OptionalInput("api_summary", "the CUDA API calls per function (an nsys stats cuda_api_sum)", frozenset(),
-                            frozenset({"host_calls"}))
+                            frozenset({"host_calls"}), stands_in_for="api_trace")
 NCU = OptionalInput("ncu", "Nsight Compute metrics of the same workload (--ncu)", frozenset({"ncu_verdicts"}))
 
 

@@ -1,7 +1,8 @@
 -- finding: cpu_launch_bound | a device waits for the CPU to launch its kernels: the time no kernel runs while the
 --   next kernel's launch call has not returned (idle_causes.cpu_launch_ns) is at least 5% of the device's span
 -- One finding per device (and NVTX group). What the CPU does: when it synchronizes with the GPU after at least
--- every other launch (host_calls: from the API trace, or the cuda_api_sum summary), it is host synchronization
+-- every other launch (host_calls: the device's processes' calls in the API trace, or the cuda_api_sum summary's), it
+-- is host synchronization
 -- (each kernel waits for the launch that follows the host's wait for the kernel before; no CUDA graph can be
 -- captured across it: remove or defer the synchronization). Else the wait per kernel (cpu_launch_ns / kernels)
 -- tells: up to 100 us a kernel it is launch overhead (the framework's dispatch and the launch calls: CUDA graphs and
@@ -16,8 +17,8 @@ WITH graphs AS (
            bool_or(graph_launches IS NULL) AS without_api_calls
     FROM graph_launches
 ),
-host AS (
-    SELECT launch_calls, host_sync_calls, counted_from,
+host AS (  -- per device: the calls of its processes
+    SELECT nvtx_group AS host_group, device AS host_device, launch_calls, host_sync_calls, counted_from,
            coalesce(launch_calls > 0 AND host_sync_calls >= 0.5 * launch_calls, false) AS synchronized
     FROM host_calls
 ),
@@ -34,7 +35,7 @@ SELECT
     'cpu_launch_bound' AS id,
     CASE WHEN cpu_launch_ns >= 0.25 * gpu_span_ns THEN 'high'
          WHEN cpu_launch_ns >= 0.10 * gpu_span_ns THEN 'medium' ELSE 'low' END AS severity,
-    CASE WHEN synchronized
+    CASE WHEN coalesce(synchronized, false)
          THEN printf('Host-synchronized launches: the GPU waited %.2f ms (%.0f%% of the span) for kernel launches '
                      || 'while the host synchronizes with it %d times for %d launch calls', cpu_launch_ns / 1e6,
                      100 * cpu_launch_ns / gpu_span_ns, host_sync_calls, launch_calls)
@@ -53,7 +54,7 @@ SELECT
     CASE WHEN untraced_graph_launches > 0
          THEN printf('Capture again with --cuda-graph-trace=node first: %d CUDA graph replays ran kernels this '
                      || 'capture does not hold, so part of this wait may be their GPU work', untraced_graph_launches)
-         WHEN synchronized
+         WHEN coalesce(synchronized, false)
          THEN 'Remove the host synchronization after each launch (cudaDeviceSynchronize, cudaStreamSynchronize, '
               || 'a tensor''s .item() or .cpu()), or defer it to where the host needs a result: each one makes the '
               || 'GPU wait for the next launch, and no CUDA graph can be captured across it'
@@ -76,4 +77,6 @@ SELECT
                      || 'seen; the calls are counted from the cuda_api_sum summary, over the whole capture'
                 ELSE '' END
         AS caveat
-FROM waits, graphs, host
+FROM waits
+CROSS JOIN graphs
+LEFT JOIN host ON host_device = device AND host_group IS NOT DISTINCT FROM nvtx_group

@@ -32,7 +32,10 @@ SELECT
     'Look at what the device waited for before its first kernel (data loading, a process or rank that started '
         || 'late, work that did not spread to it), or analyse the part every device runs (--range START:END)'
         AS suggestion,
-    'Not a time saving the capture can show: the ceiling is 0. The span and the idle time of the whole scope '
-        || 'include this device''s time outside its own span' AS caveat
+    'Not a time saving the capture can show: the ceiling is 0. '
+        || CASE WHEN nvtx_group IS NULL
+                THEN 'The idle time of the capture includes this device''s time outside its own span (inactive_ns)'
+                ELSE 'In a window the idle time counts only the stretches before the window''s kernels: this '
+                     || 'device''s time outside its own span is in the span, not in the idle time' END AS caveat
 FROM outside
 WHERE late_start_ns + early_end_ns >= 0.10 * gpu_span_ns

@@ -6,11 +6,14 @@
 -- these launches (part of cpu_launch_bound's time, not in addition to it). As in cpu_launch_bound, CUDA graphs are
 -- advised only where the host does not synchronize after at least every other launch (host_calls), and a capture
 -- that replays graphs already (graph_launches) is told to bring the kernels into them.
-WITH host AS (
-    SELECT coalesce(launch_calls > 0 AND host_sync_calls >= 0.5 * launch_calls, false) AS synchronized,
-           (SELECT coalesce(sum(graph_launches), 0) + coalesce(sum(graph_kernels), 0) > 0 FROM graph_launches)
-               AS replays_graphs
+WITH host AS (  -- per device: the calls of its processes
+    SELECT nvtx_group, device,
+           coalesce(launch_calls > 0 AND host_sync_calls >= 0.5 * launch_calls, false) AS synchronized
     FROM host_calls
+),
+graphs AS (
+    SELECT coalesce(sum(graph_launches), 0) + coalesce(sum(graph_kernels), 0) > 0 AS replays_graphs
+    FROM graph_launches
 )
 SELECT
     'tiny_kernels' AS id,
@@ -24,12 +27,14 @@ SELECT
     {'nvtx_group': k.nvtx_group, 'device': k.device, 'family': k.family} AS scope,
     k.cpu_launch_idle_ns AS gain_ceiling_ns,
     'Fuse these kernels with their neighbours (torch.compile, a fused kernel from the library, or a custom kernel)'
-        || CASE WHEN h.synchronized THEN ', after removing the host synchronization after each launch'
-                WHEN h.replays_graphs THEN ', or bring them into the CUDA graphs the loop already replays'
+        || CASE WHEN coalesce(h.synchronized, false)
+                THEN ', after removing the host synchronization after each launch'
+                WHEN g.replays_graphs THEN ', or bring them into the CUDA graphs the loop already replays'
                 ELSE ', or launch them from a CUDA graph' END AS suggestion,
     'Part of the CPU launch-bound time, not in addition to it; kernels launched from CUDA graphs are not counted'
         AS caveat
 FROM short_kernels k
-CROSS JOIN host h
+CROSS JOIN graphs g
+LEFT JOIN host h ON h.device = k.device AND h.nvtx_group IS NOT DISTINCT FROM k.nvtx_group
 JOIN summary s ON s.device = k.device AND s.nvtx_group IS NOT DISTINCT FROM k.nvtx_group
 WHERE s.gpu_span_ns > 0 AND k.short_kernels >= 5 AND k.cpu_launch_idle_ns >= 0.01 * s.gpu_span_ns

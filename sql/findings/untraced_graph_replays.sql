@@ -11,11 +11,11 @@ SELECT
     'untraced_graph_replays' AS id,
     CASE WHEN c.untraced_graph_ns >= 0.20 * s.gpu_span_ns THEN 'high'
          WHEN c.untraced_graph_ns >= 0.05 * s.gpu_span_ns THEN 'medium' ELSE 'low' END AS severity,
-    printf('CUDA graph replays not traced: %d replays ran in gaps holding %.2f ms (%.0f%% of the span) whose kernels '
-           || 'the capture does not have', r.untraced_graph_launches, c.untraced_graph_ns / 1e6,
-           100 * c.untraced_graph_ns / s.gpu_span_ns) AS title,
+    printf('CUDA graph replays not traced: gaps holding %.2f ms (%.0f%% of the span) ran replays whose kernels the '
+           || 'capture does not have (%d untraced replays in the capture)', c.untraced_graph_ns / 1e6,
+           100 * c.untraced_graph_ns / s.gpu_span_ns, r.untraced_graph_launches) AS title,
     {'untraced_graph_ns': c.untraced_graph_ns, 'kernel_idle_ns': c.kernel_idle_ns, 'gpu_span_ns': s.gpu_span_ns,
-     'untraced_graph_launches': r.untraced_graph_launches} AS evidence,
+     'capture_untraced_graph_launches': r.untraced_graph_launches} AS evidence,
     {'nvtx_group': c.nvtx_group, 'device': c.device} AS scope,
     0 AS gain_ceiling_ns,
     'Capture again with nsys profile --cuda-graph-trace=node, so that the graphs'' kernels are in the trace and '

@@ -4,9 +4,10 @@
 -- sort of the device's kernels gives them, as launches.kernel_gaps does) and after its last. A stretch that holds a
 -- CUDA graph replay the capture has no kernels of (a graph launch call, of one of the device's processes, whose
 -- correlation id no GPU operation carries: captured without --cuda-graph-trace=node) is the replay's, all its time:
--- the GPU ran the graph's kernels in stream order, before the first kernel of the device launched after the call
--- (the stretch ending at that kernel; a host that runs ahead of the GPU launches long before the work runs), or,
--- without launch rows, in the first stretch ending after the call started.
+-- the GPU ran the graph's kernels in stream order, before the first kernel its process launched after the call, on
+-- that kernel's device (the stretch ending at that kernel; a host that runs ahead of the GPU launches long before
+-- the work runs); after the process's last kernel, in the stretch after it; without launch rows of the process, on
+-- each of its devices, in the first stretch ending after the call started.
 -- Each nanosecond of any other stretch gets exactly one cause, the first of these that holds:
 --   1. memory transfer: a memcpy or memset of the device runs;
 --   2. synchronization: a host synchronization call (is_host_sync_call) of one of the device's processes
@@ -95,31 +96,45 @@ caused AS (
     SELECT device, start_ns, end_ns, next_kernel_start_ns, 0, 0, launch_end_in_ns - start_ns
     FROM bounded WHERE NOT touched
 ),
-untraced_replays AS (  -- graph launch calls whose replay the capture holds no GPU operation of
-    SELECT p.device, c.start_ns
+untraced_calls AS (  -- graph launch calls whose replay the capture holds no GPU operation of
+    SELECT coalesce(c.pid, -1) AS pid, c.start_ns
     FROM capture_api_calls c
-    JOIN device_processes p ON p.pid IS NOT DISTINCT FROM c.pid
     WHERE is_graph_launch(c.name) AND NOT EXISTS (SELECT 1 FROM capture_ops o WHERE o.corr_id = c.corr_id)
 ),
-kernel_launches AS (  -- the kernels of the devices replays ran on, by their launch call's start (none without)
-    SELECT d.device, l.api_start_ns, l.kernel_start_ns
+process_launches AS (  -- the kernels launched by the processes that replayed, by call start (none without replays)
+    SELECT coalesce(l.pid, -1) AS pid, l.api_start_ns, l.kernel_start_ns, d.device
     FROM capture_launches l
-    JOIN (SELECT DISTINCT device, coalesce(device_index, 0) AS device_index FROM capture_ops
-          WHERE device IN (SELECT device FROM untraced_replays)) d USING (device_index)
+    JOIN (SELECT DISTINCT device, coalesce(device_index, 0) AS device_index FROM capture_ops) d USING (device_index)
+    WHERE EXISTS (SELECT 1 FROM untraced_calls) AND coalesce(l.pid, -1) IN (SELECT pid FROM untraced_calls)
 ),
-launched_before AS (  -- with launch rows: a replay ran before the first kernel of its device launched after it
-    SELECT r.device, r.start_ns, l.kernel_start_ns
-    FROM untraced_replays r ASOF JOIN kernel_launches l ON l.device = r.device AND r.start_ns < l.api_start_ns
+launched_after AS (  -- the first kernel the process launched after the replay: the replay ran before it, there
+    SELECT r.start_ns, r.pid, l.device, l.kernel_start_ns
+    FROM untraced_calls r ASOF JOIN process_launches l ON l.pid = r.pid AND r.start_ns < l.api_start_ns
 ),
-replayed AS (  -- the stretch each replay ran in: the one ending at that kernel; without one, by time alone (the
-               -- first stretch of its device ending after the call started)
+launched_last AS (  -- none after it: the replay ran after the process's last kernel, on that kernel's device
+    SELECT r.start_ns, l.device
+    FROM (SELECT * FROM untraced_calls ANTI JOIN launched_after USING (pid, start_ns)) r
+    ASOF JOIN process_launches l ON l.pid = r.pid AND r.start_ns >= l.api_start_ns
+),
+unlaunched AS (  -- no launch row of the process at all: each device of the process, by time alone
+    SELECT p.device, r.start_ns
+    FROM untraced_calls r
+    JOIN device_processes p ON coalesce(p.pid, -1) = r.pid
+    ANTI JOIN process_launches l ON l.pid = r.pid
+),
+candidates AS MATERIALIZED (  -- the stretches a replay may have run in (none without replays)
+    SELECT * FROM bounded WHERE EXISTS (SELECT 1 FROM untraced_calls)
+),
+replayed AS (  -- the stretch each replay ran in: the one ending at the kernel launched after it; the stretch after
+               -- the device's last kernel; without launch rows, the first stretch ending after the call started
     SELECT b.device, b.start_ns
-    FROM launched_before x JOIN bounded b ON b.device = x.device AND b.next_kernel_start_ns = x.kernel_start_ns
+    FROM launched_after x JOIN candidates b ON b.device = x.device AND b.next_kernel_start_ns = x.kernel_start_ns
     UNION
     SELECT b.device, b.start_ns
-    FROM (SELECT * FROM untraced_replays r
-          ANTI JOIN launched_before x ON x.device = r.device AND x.start_ns = r.start_ns) r
-    ASOF JOIN bounded b ON b.device = r.device AND r.start_ns < b.end_ns
+    FROM launched_last x JOIN candidates b ON b.device = x.device AND b.next_kernel_start_ns IS NULL
+    UNION
+    SELECT b.device, b.start_ns
+    FROM unlaunched r ASOF JOIN candidates b ON b.device = r.device AND r.start_ns < b.end_ns
 )
 SELECT c.device, c.start_ns, c.end_ns, c.next_kernel_start_ns,
        CASE WHEN r.device IS NULL THEN 0 ELSE c.end_ns - c.start_ns END AS untraced_graph_ns,

@@ -11,25 +11,37 @@ SUMMARY = [(7, "cudaLaunchKernel", 40), (7, "cudaDeviceSynchronize", 38), (7, "c
            (8, "cudaLaunchKernel", 1)]  # trace 8: another capture's summary
 
 
-def test_counted_from_the_api_trace(scope):
-    """4 launch calls (the graph replay one of them), 2 synchronizations; the summary is not read then."""
+def give_devices(scope, calls) -> None:
+    """Device A worked by process 1, B by process 2; `calls` (name, pid)."""
+    given(scope, "scope.ops", ["device VARCHAR"], [("A",), ("B",)])
+    given(scope, "scope.device_processes", ["device VARCHAR", "pid"], [("A", 1), ("B", 2)])
+    given(scope, "scope.api_calls", ["name VARCHAR", "pid"], calls)
+
+
+def test_counted_from_the_api_trace_per_device(scope):
+    """Process 1 (A): 4 launch calls (the graph replay one of them), 2 synchronizations; process 2 (B): one launch.
+    The summary is not read then."""
     scope.values.update(api_trace=3, api_summary=7)
-    given(scope, "scope.api_calls", ["name VARCHAR"], CALLS)
+    give_devices(scope, [(name, 1) for (name,) in CALLS] + [("cudaLaunchKernel", 2)])
     store_rows(scope.con, "api_summary", ["trace_id", "name", "calls"], SUMMARY)
-    assert scope.rows("scope.host_calls") == [{"launch_calls": 4, "host_sync_calls": 2, "counted_from": "api_trace"}]
+    assert scope.rows("scope.host_calls") == [
+        {"device": "A", "launch_calls": 4, "host_sync_calls": 2, "counted_from": "api_trace"},
+        {"device": "B", "launch_calls": 1, "host_sync_calls": 0, "counted_from": "api_trace"}]
 
 
 def test_counted_from_the_summary_without_a_trace(scope):
+    """The summary names no process: every device gets its counts."""
     scope.values.update(api_summary=7)
-    given(scope, "scope.api_calls", ["name VARCHAR"], [])
+    give_devices(scope, [])
     store_rows(scope.con, "api_summary", ["trace_id", "name", "calls"], SUMMARY)
-    assert scope.rows("scope.host_calls") == [{"launch_calls": 40, "host_sync_calls": 38,
-                                               "counted_from": "api_summary"}]
+    assert scope.rows("scope.host_calls") == [
+        {"device": d, "launch_calls": 40, "host_sync_calls": 38, "counted_from": "api_summary"} for d in "AB"]
 
 
 def test_unknown_without_either(scope):
-    given(scope, "scope.api_calls", ["name VARCHAR"], [])
-    assert scope.rows("scope.host_calls") == [{"launch_calls": None, "host_sync_calls": None, "counted_from": None}]
+    give_devices(scope, [])
+    assert scope.rows("scope.host_calls") == [
+        {"device": d, "launch_calls": None, "host_sync_calls": None, "counted_from": None} for d in "AB"]
 
 
 def test_summary_kernels_against_the_trace(scope):

@@ -187,3 +187,21 @@ def test_a_replay_launched_ahead_runs_before_the_next_kernel_launched_after_it(s
     give(unlaunched, ops=ops, calls=calls, launches=[])
     unlaunched.build("idle.stretches")
     assert unlaunched.con.execute(query).fetchall() == [(100, 200), (400, 0)]
+
+
+def test_a_replay_of_a_process_driving_two_devices_is_counted_on_one(scope):
+    """Process 1 drives A (K1 [0,100), K2 [300,400)) and B (K3 [0,100), K4 [300,400)), launching K1, K3, the
+    untraced replay (call at 20), K2, K4. The first kernel it launched after the replay is K2, on A: the replay ran
+    on A in [100,300); B's [100,300) is not the replay's. A second replay called after K4's launch ran after the
+    process's last kernel, on B, in the stretch after it ([400,450), up to B's memset)."""
+    ops = [("kernel", A, 0, 0, 100, 1), ("kernel", A, 0, 300, 400, 4), ("kernel", B, 1, 0, 100, 2),
+           ("kernel", B, 1, 300, 400, 5), ("memset", B, 1, 420, 450, 7)]
+    calls = [("cudaLaunchKernel", 0, 5, 1, 1), ("cudaLaunchKernel", 6, 9, 2, 1), ("cudaGraphLaunch", 20, 25, 3, 1),
+             ("cudaLaunchKernel", 30, 35, 4, 1), ("cudaLaunchKernel", 40, 45, 5, 1),
+             ("cudaGraphLaunch", 50, 55, 6, 1), ("cudaMemsetAsync", 60, 65, 7, 1)]
+    launches = [(0, 0, 0, 5, 1), (1, 0, 6, 9, 1), (0, 300, 30, 35, 1), (1, 300, 40, 45, 1)]
+    give(scope, ops=ops, calls=calls, launches=launches)
+    scope.build("idle.stretches")
+    rows = scope.con.execute("SELECT device, start_ns, untraced_graph_ns FROM idle_stretches ORDER BY device, start_ns"
+                             ).fetchall()
+    assert rows == [(A, 100, 200), (B, 100, 0), (B, 400, 50)]
