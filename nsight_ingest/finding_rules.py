@@ -160,6 +160,7 @@ def run(finding_set: RuleSet, relations: dict[str, pa.Table], inputs: dict[Any, 
     the inputs it relied on, and the findings it could not look for. `inputs` holds each optional input
     (analysis.findings.OptionalInput) and whether the capture has it."""
     findings, skipped = [], []
+    there = {given.role for given, present in inputs.items() if present}
     with user_sql.sandbox(relations, store.MEMORY_LIMIT) as box:
         for rule in finding_set.files:
             reads = user_sql.identifiers(rule.sql)
@@ -169,7 +170,6 @@ def run(finding_set: RuleSet, relations: dict[str, pa.Table], inputs: dict[Any, 
                 skipped += [{"id": name, "rule_file": rule.path.name, "reason": "needs " + " and ".join(lacking)}
                             for name, _ in rule.declared]
                 continue
-            there = {given.role for given, present in inputs.items() if present}
             relied_on = [GPU_TRACE_ROLE, *(given.role for given, present in inputs.items()
                                            if present and given.read_by(reads) and given.stands_in_for not in there)]
             findings += [{**_finding(rule, row, span_ns), "relied_on": relied_on} for row in _rows(box, rule)]

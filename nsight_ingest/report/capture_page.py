@@ -232,15 +232,16 @@ def _devices(devices: dict[str, dict[str, Any]]) -> str:
     columns = [Column("device"), Column("span ms", True), Column("kernels", True), Column("kernel time ms", True),
                Column("busy", True), Column("union busy", True), Column("idle in its span ms", True),
                Column("starts late ms", True), Column("ends early ms", True)]
-    rows = [[name, number(d["gpu_span_ns"], ms(d["gpu_span_ns"])),
-             number(d["kernel_count"], f"{d['kernel_count']:,}"),
-             number(d["kernel_time_ns"], ms(d["kernel_time_ns"])),
-             number(d["kernel_busy_percent_of_span"], pct(d["kernel_busy_percent_of_span"])),
-             number(d["kernel_union_percent_of_span"], pct(d["kernel_union_percent_of_span"])),
-             number(d["idle"]["kernel_idle_ns"] - d["idle"]["inactive_ns"],
-                    ms(d["idle"]["kernel_idle_ns"] - d["idle"]["inactive_ns"])),
-             number(d["starts_late_ns"], ms(d["starts_late_ns"])),
-             number(d["ends_early_ns"], ms(d["ends_early_ns"]))] for name, d in devices.items()]
+    rows = []
+    for name, d in devices.items():
+        in_span = d["idle"]["kernel_idle_ns"] - d["idle"]["inactive_ns"]
+        rows.append([name, number(d["gpu_span_ns"], ms(d["gpu_span_ns"])),
+                     number(d["kernel_count"], f"{d['kernel_count']:,}"),
+                     number(d["kernel_time_ns"], ms(d["kernel_time_ns"])),
+                     number(d["kernel_busy_percent_of_span"], pct(d["kernel_busy_percent_of_span"])),
+                     number(d["kernel_union_percent_of_span"], pct(d["kernel_union_percent_of_span"])),
+                     number(in_span, ms(in_span)), number(d["starts_late_ns"], ms(d["starts_late_ns"])),
+                     number(d["ends_early_ns"], ms(d["ends_early_ns"]))])
     return html.table("devices", columns, rows)
 
 

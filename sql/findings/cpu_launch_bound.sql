@@ -19,7 +19,7 @@ WITH graphs AS (
 ),
 host AS (  -- per device: the calls of its processes
     SELECT nvtx_group AS host_group, device AS host_device, launch_calls, host_sync_calls, counted_from,
-           coalesce(launch_calls > 0 AND host_sync_calls >= 0.5 * launch_calls, false) AS synchronized
+           synchronized
     FROM host_calls
 ),
 waits AS (

@@ -6,12 +6,7 @@
 -- these launches (part of cpu_launch_bound's time, not in addition to it). As in cpu_launch_bound, CUDA graphs are
 -- advised only where the host does not synchronize after at least every other launch (host_calls), and a capture
 -- that replays graphs already (graph_launches) is told to bring the kernels into them.
-WITH host AS (  -- per device: the calls of its processes
-    SELECT nvtx_group, device,
-           coalesce(launch_calls > 0 AND host_sync_calls >= 0.5 * launch_calls, false) AS synchronized
-    FROM host_calls
-),
-graphs AS (
+WITH graphs AS (
     SELECT coalesce(sum(graph_launches), 0) + coalesce(sum(graph_kernels), 0) > 0 AS replays_graphs
     FROM graph_launches
 )
@@ -35,6 +30,6 @@ SELECT
         AS caveat
 FROM short_kernels k
 CROSS JOIN graphs g
-LEFT JOIN host h ON h.device = k.device AND h.nvtx_group IS NOT DISTINCT FROM k.nvtx_group
+LEFT JOIN host_calls h ON h.device = k.device AND h.nvtx_group IS NOT DISTINCT FROM k.nvtx_group
 JOIN summary s ON s.device = k.device AND s.nvtx_group IS NOT DISTINCT FROM k.nvtx_group
 WHERE s.gpu_span_ns > 0 AND k.short_kernels >= 5 AND k.cpu_launch_idle_ns >= 0.01 * s.gpu_span_ns

@@ -10,6 +10,7 @@
 --   launch_calls     kernel launch and graph launch calls (NULL when neither input is there)
 --   host_sync_calls  host synchronization calls (common.host_sync_call; NULL when neither input is there)
 --   counted_from     'api_trace', 'api_summary', or NULL
+--   synchronized     true when the host synchronizes at least once every two launch calls (NULL when unknown)
 WITH traced AS (
     SELECT p.device, count(*) FILTER (WHERE is_kernel_launch_call(c.name)) AS launch_calls,
            count(*) FILTER (WHERE is_host_sync_call(c.name)) AS host_sync_calls
@@ -21,15 +22,19 @@ summarized AS (
     SELECT coalesce(sum(calls) FILTER (WHERE is_kernel_launch_call(name)), 0) AS launch_calls,
            coalesce(sum(calls) FILTER (WHERE is_host_sync_call(name)), 0) AS host_sync_calls
     FROM api_summary WHERE trace_id = $api_summary::INTEGER
+),
+counted AS (
+    SELECT d.device,
+           CASE WHEN $api_trace::INTEGER IS NOT NULL THEN coalesce(t.launch_calls, 0)
+                WHEN $api_summary::INTEGER IS NOT NULL THEN s.launch_calls END::BIGINT AS launch_calls,
+           CASE WHEN $api_trace::INTEGER IS NOT NULL THEN coalesce(t.host_sync_calls, 0)
+                WHEN $api_summary::INTEGER IS NOT NULL THEN s.host_sync_calls END::BIGINT AS host_sync_calls,
+           CASE WHEN $api_trace::INTEGER IS NOT NULL THEN 'api_trace'
+                WHEN $api_summary::INTEGER IS NOT NULL THEN 'api_summary' END AS counted_from
+    FROM (SELECT DISTINCT device FROM scope_ops) d
+    LEFT JOIN traced t USING (device)
+    CROSS JOIN summarized s
 )
-SELECT d.device,
-       CASE WHEN $api_trace::INTEGER IS NOT NULL THEN coalesce(t.launch_calls, 0)
-            WHEN $api_summary::INTEGER IS NOT NULL THEN s.launch_calls END::BIGINT AS launch_calls,
-       CASE WHEN $api_trace::INTEGER IS NOT NULL THEN coalesce(t.host_sync_calls, 0)
-            WHEN $api_summary::INTEGER IS NOT NULL THEN s.host_sync_calls END::BIGINT AS host_sync_calls,
-       CASE WHEN $api_trace::INTEGER IS NOT NULL THEN 'api_trace'
-            WHEN $api_summary::INTEGER IS NOT NULL THEN 'api_summary' END AS counted_from
-FROM (SELECT DISTINCT device FROM scope_ops) d
-LEFT JOIN traced t USING (device)
-CROSS JOIN summarized s
-ORDER BY d.device
+SELECT *, launch_calls > 0 AND host_sync_calls >= 0.5 * launch_calls AS synchronized
+FROM counted
+ORDER BY device

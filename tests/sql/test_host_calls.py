@@ -25,8 +25,8 @@ def test_counted_from_the_api_trace_per_device(scope):
     give_devices(scope, [(name, 1) for (name,) in CALLS] + [("cudaLaunchKernel", 2)])
     store_rows(scope.con, "api_summary", ["trace_id", "name", "calls"], SUMMARY)
     assert scope.rows("scope.host_calls") == [
-        {"device": "A", "launch_calls": 4, "host_sync_calls": 2, "counted_from": "api_trace"},
-        {"device": "B", "launch_calls": 1, "host_sync_calls": 0, "counted_from": "api_trace"}]
+        {"device": "A", "launch_calls": 4, "host_sync_calls": 2, "counted_from": "api_trace", "synchronized": True},
+        {"device": "B", "launch_calls": 1, "host_sync_calls": 0, "counted_from": "api_trace", "synchronized": False}]
 
 
 def test_counted_from_the_summary_without_a_trace(scope):
@@ -35,13 +35,15 @@ def test_counted_from_the_summary_without_a_trace(scope):
     give_devices(scope, [])
     store_rows(scope.con, "api_summary", ["trace_id", "name", "calls"], SUMMARY)
     assert scope.rows("scope.host_calls") == [
-        {"device": d, "launch_calls": 40, "host_sync_calls": 38, "counted_from": "api_summary"} for d in "AB"]
+        {"device": d, "launch_calls": 40, "host_sync_calls": 38, "counted_from": "api_summary", "synchronized": True}
+        for d in "AB"]
 
 
 def test_unknown_without_either(scope):
     give_devices(scope, [])
     assert scope.rows("scope.host_calls") == [
-        {"device": d, "launch_calls": None, "host_sync_calls": None, "counted_from": None} for d in "AB"]
+        {"device": d, "launch_calls": None, "host_sync_calls": None, "counted_from": None, "synchronized": None}
+        for d in "AB"]
 
 
 def test_summary_kernels_against_the_trace(scope):
