@@ -26,14 +26,16 @@ import json
 import re
 from decimal import Decimal
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import pyarrow as pa
 
 from nsight_ingest import store, user_sql
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.rules import Axis, RuleFile, RuleSet, load_rule_set, rule_rows
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 FINDINGS = Axis("finding", "findings", "--findings", context_rules=False)
 SEVERITIES = ("high", "medium", "low")  # most severe first
@@ -144,6 +146,8 @@ def rank(findings: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 def _rows(box: duckdb.DuckDBPyConnection, rule: RuleFile) -> list[dict[str, Any]]:
     """The rows of one rule in the sandbox, with every contract column."""
+    import pyarrow as pa
+
     table = rule_rows(box, rule, "finding rule")
     missing = [c for c in COLUMNS if c not in table.column_names]
     if missing:

@@ -12,14 +12,16 @@ import os
 from dataclasses import dataclass, field
 from datetime import date
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import duckdb
-import pyarrow as pa
 
 from nsight_ingest.analysis.idle import CAUSES
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope, fills
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 
 class Metric(NamedTuple):
@@ -68,14 +70,13 @@ SHARES = tuple(name for name, metric in METRICS.items() if metric.share)  # the 
 TOP_KERNELS = 20  # kernels with a kernel_ms row per capture
 
 HISTORY_FILES = "date=*/*.parquet"
-HISTORY_SCHEMA = pa.schema([("run_id", pa.string()), ("capture", pa.string()), ("trace_sha256", pa.string()),
-                            ("metric", pa.string()), ("component", pa.string()), ("value", pa.float64()),
-                            ("unit", pa.string()), ("rule_set_version", pa.string()), ("kernel", pa.string()),
-                            ("family_set_version", pa.string()), ("finding_set_version", pa.string())])
+HISTORY_COLUMNS = {"run_id": "string", "capture": "string", "trace_sha256": "string", "metric": "string",
+                   "component": "string", "value": "float64", "unit": "string", "rule_set_version": "string",
+                   "kernel": "string", "family_set_version": "string", "finding_set_version": "string"}
 # Files written before kernel families, top kernels and findings were kept lack some of these columns; they read as
 # NULL.
 _ADDED_LATER = ("kernel", "family_set_version", "finding_set_version")
-_EARLIER = sorted(name for name in HISTORY_SCHEMA.names if name not in _ADDED_LATER)
+_EARLIER = sorted(name for name in HISTORY_COLUMNS if name not in _ADDED_LATER)
 FAMILY_METRICS = ("family_ms", "family_launches")  # rows that depend on the family rule set
 
 
@@ -141,6 +142,7 @@ def _kernel_rows(top_kernels: list[dict[str, Any]]) -> list[dict[str, Any]]:
 def files(history: Path) -> tuple[list[str], list[str]]:
     """The history's Parquet files that can be read as history, and those that cannot (cut short, overwritten,
     another schema, a folder that names no night), by path."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     readable, damaged = [], []
@@ -156,11 +158,20 @@ def files(history: Path) -> tuple[list[str], list[str]]:
     return readable, damaged
 
 
+def history_schema() -> pa.Schema:
+    """The Arrow schema of a history file."""
+    import pyarrow as pa
+
+    return pa.schema([(name, getattr(pa, kind)()) for name, kind in HISTORY_COLUMNS.items()])
+
+
 def _fits(schema: pa.Schema) -> bool:
     """True when a file's columns are the history's (some of those added later may be missing), each of its type or
     all NULL."""
-    return set(_EARLIER) <= set(schema.names) <= set(HISTORY_SCHEMA.names) and all(
-        schema.field(f.name).type in (f.type, pa.null()) for f in HISTORY_SCHEMA if f.name in schema.names)
+    import pyarrow as pa
+
+    return set(_EARLIER) <= set(schema.names) <= set(HISTORY_COLUMNS) and all(
+        schema.field(f.name).type in (f.type, pa.null()) for f in history_schema() if f.name in schema.names)
 
 
 _READABLE: dict[tuple, bool] = {}  # files checked once per process (the job reads the history several times)
@@ -188,6 +199,7 @@ def summarized(history: Path, versions: RuleVersions, day: date) -> set[str]:
 
 def write_rows(history: Path, day: date, run_id: str, capture: str, result: dict[str, Any]) -> Path:
     """One capture's rows as one Parquet file of the `date=` partition, written atomically."""
+    import pyarrow as pa
     import pyarrow.parquet as pq
 
     rows = [{"run_id": run_id, "capture": capture, "trace_sha256": result["trace_sha256"], **row,
@@ -200,7 +212,7 @@ def write_rows(history: Path, day: date, run_id: str, capture: str, result: dict
     named = hashlib.sha256(capture.encode()).hexdigest()[:8]
     final = folder / f"{run_id}-{result['trace_sha256'][:16]}-{named}.parquet"
     partial = final.with_suffix(".parquet.partial")
-    pq.write_table(pa.Table.from_pylist(rows, schema=HISTORY_SCHEMA), partial)
+    pq.write_table(pa.Table.from_pylist(rows, schema=history_schema()), partial)
     os.replace(partial, final)
     return final
 

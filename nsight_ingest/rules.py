@@ -24,14 +24,17 @@ import hashlib
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from nsight_ingest import store, user_sql
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.sqlfiles import sql_root, sql_string
 from nsight_ingest.sqlmodules import Scope, fills
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 OTHER = "other"
 OTHER_POLICY = "all unmatched kernels"

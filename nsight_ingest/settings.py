@@ -9,6 +9,7 @@ from pathlib import Path
 
 import duckdb
 
+from nsight_ingest import user_sql
 from nsight_ingest.errors import InputError, first_line
 
 CACHE_DIR = "NSIGHT_INGEST_CACHE_DIR"  # the cache folder (else $XDG_CACHE_HOME/nsight-ingest)
@@ -31,9 +32,10 @@ def _size(name: str) -> int:
     """The size in bytes that variable `name` gives, in DuckDB's units (KB, MB, GiB, ...)."""
     text = _given(name).strip()
     try:
-        # the units DuckDB's memory_limit takes, so both sizes are written the same way; a connection of its own,
-        # as the module's default one may be in use by the caller
-        with duckdb.connect() as con:
+        # the units DuckDB's memory_limit takes, so both sizes are written the same way; not the module's default
+        # connection, which may be in use by the caller
+        con, parsing = user_sql.parser()
+        with parsing:
             (size,) = con.execute("SELECT parse_formatted_bytes(?)", [text]).fetchone()
     except duckdb.Error as exc:
         raise InputError(f"${name}={text!r}: not a size ({first_line(exc).removeprefix('Invalid Input Error: ')}; "

@@ -28,15 +28,14 @@ from dataclasses import dataclass, field
 from functools import cache
 from itertools import chain
 from pathlib import Path
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 import duckdb
-import numpy as np
-import pyarrow as pa
-import pyarrow.compute as pc
-import pyarrow.parquet as pq
 
 from nsight_ingest.sqlfiles import sql_root
+
+if TYPE_CHECKING:  # pyarrow and numpy are imported where a pass runs: a cached answer needs neither
+    import pyarrow as pa
 
 _REQUIRES = re.compile(r"^--\s*requires:\s*(?P<names>.*?)\s*$", re.M)
 _OUTPUT = re.compile(r"^--\s*(?:creates:\s*(?P<creates>\w+)|returns:\s*rows)\s*$")
@@ -241,6 +240,10 @@ def streams(name: str) -> Callable[[type[Stream]], type[Stream]]:
 
 def _numpy(batch: pa.RecordBatch) -> Columns:
     """A batch's columns as fetchnumpy gives them: numpy arrays, masked where NULL."""
+    import numpy as np
+    import pyarrow as pa
+    import pyarrow.compute as pc
+
     columns = {}
     for name, values in zip(batch.schema.names, batch.columns, strict=True):
         if values.null_count:
@@ -254,6 +257,9 @@ def _numpy(batch: pa.RecordBatch) -> Columns:
 
 def _arrow(rows: Columns) -> pa.RecordBatch:
     """Pass output (numpy arrays, masked where NULL) as an Arrow batch."""
+    import numpy as np
+    import pyarrow as pa
+
     return pa.record_batch({name: pa.array(np.ma.getdata(values), mask=np.ma.getmaskarray(values))
                             if isinstance(values, np.ma.MaskedArray) else pa.array(values)
                             for name, values in rows.items()})
@@ -261,6 +267,9 @@ def _arrow(rows: Columns) -> pa.RecordBatch:
 
 def _streamed(con: duckdb.DuckDBPyConnection, found: Module, rows: duckdb.DuckDBPyRelation) -> Path:
     """Run a streamed pass over the rows, a batch at a time; the Parquet file that holds its output."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
     ((spill,),) = con.execute("SELECT current_setting('temp_directory')").fetchall()
     folder = Path(spill)
     folder.mkdir(parents=True, exist_ok=True)
@@ -316,6 +325,8 @@ def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any], 
             if found.name in _STREAMED:
                 streamed = _streamed(con, found, rows)
                 if found.creates is None:  # few rows: the file is gone when they are read
+                    import pyarrow.parquet as pq
+
                     con.register(found.pass_relation, pq.read_table(streamed))
                 else:  # DuckDB reads the file itself, within its memory limit
                     path = str(streamed).replace("'", "''")

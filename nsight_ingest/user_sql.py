@@ -8,11 +8,14 @@ import re
 import threading
 from collections.abc import Iterable
 from functools import cache
+from typing import TYPE_CHECKING
 
 import duckdb
-import pyarrow as pa
 
 from nsight_ingest.errors import InputError, first_line
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 SELECT = frozenset({duckdb.StatementType.SELECT})  # also DESCRIBE, SHOW, SUMMARIZE, FROM-first and VALUES
 READING = SELECT | {duckdb.StatementType.EXPLAIN}  # EXPLAIN [ANALYZE] of a SELECT
@@ -20,19 +23,19 @@ _EXPLAINED = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?P<statement>.*)$", r
 
 
 @cache
-def _parser() -> tuple[duckdb.DuckDBPyConnection, threading.Lock]:
-    """One empty in-memory DuckDB that parses statements (opening one costs ~20 ms, per rule file), with the lock
-    that keeps threads (a Dask worker's) from sharing it at once."""
+def parser() -> tuple[duckdb.DuckDBPyConnection, threading.Lock]:
+    """One empty in-memory DuckDB that parses statements and sizes (opening one costs 20-40 ms, per rule file or
+    size), with the lock that keeps threads (a Dask worker's) from sharing it at once."""
     return duckdb.connect(), threading.Lock()
 
 
 def one_statement(sql: str, what: str, allowed: Iterable[duckdb.StatementType] = SELECT) -> str:
     """The text of `sql`'s only statement; refused unless it parses as exactly one statement of an `allowed`
     type (`what` names the SQL in the message)."""
-    parser, parsing = _parser()
+    con, parsing = parser()
     try:
         with parsing:
-            statements = parser.extract_statements(sql)
+            statements = con.extract_statements(sql)
     except duckdb.Error as exc:
         raise InputError(f"{what}: SQL does not parse: {first_line(exc)}") from None
     if len(statements) != 1:

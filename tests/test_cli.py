@@ -151,3 +151,22 @@ def test_ctrl_c_during_a_query_is_an_interrupt(run_cli, monkeypatch):
     monkeypatch.setattr(pipeline, "analyse", interrupted)
     result = run_cli("classify", SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv")
     assert (result.code, result.err) == (130, "nsight-ingest: interrupted\n")
+
+
+def test_cached_answers_import_no_array_library(tmp_path):
+    """A question answered from the cache starts no pyarrow, numpy or pandas: importing them is most of a cached
+    answer's time."""
+    import subprocess
+    import sys
+
+    cache = tmp_path / "cache"
+    ask = [sys.executable, "-c", "import sys, runpy; sys.argv = sys.argv[1:]; "
+           "runpy.run_module('nsight_ingest', run_name='__main__')", "nsight-ingest", "classify", str(GOOD),
+           "--cache-dir", str(cache)]
+    assert subprocess.run(ask, capture_output=True).returncode == 0  # fills the cache
+    probe = ("import atexit, sys; atexit.register(lambda: print(sorted({'numpy', 'pyarrow', 'pandas'} & "
+             "set(sys.modules)), file=sys.stderr))")
+    again = subprocess.run([*ask[:2], f"{probe}; {ask[2]}", *ask[3:]], capture_output=True, text=True)
+    assert again.returncode == 0, again.stderr
+    assert json.loads(again.stdout)["kernel_count"] > 0
+    assert again.stderr.strip().splitlines()[-1] == "[]"

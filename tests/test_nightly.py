@@ -268,7 +268,7 @@ def test_history_files_of_another_shape_are_listed_and_skipped(run_cli, baseline
     other = history / "date=2026-11-01" / "other.parquet"
     pq.write_table(pa.table({"x": [1]}), other)
     text_value = history / "date=2026-11-01" / "text.parquet"
-    pq.write_table(pa.table({name: ["1"] for name in nightly.history.HISTORY_SCHEMA.names}), text_value)
+    pq.write_table(pa.table({name: ["1"] for name in nightly.history.HISTORY_COLUMNS}), text_value)
     (history / "date=garbage").mkdir()
     no_night = history / "date=garbage" / "x.parquet"
     no_night.write_bytes(sorted(history.glob("date=2026-11-01/2*.parquet"))[0].read_bytes())
@@ -352,7 +352,7 @@ def test_a_new_family_set_starts_a_new_baseline_for_family_metrics_only(tmp_path
                  "component": component, "value": 10.0, "unit": "ms", "rule_set_version": "v", "kernel": None,
                  "family_set_version": families}
                 for metric, component in (("kernel_time_ms", None), ("family_ms", "gemm"))]
-        pq.write_table(pa.Table.from_pylist(rows, schema=regressions.HISTORY_SCHEMA), folder / "x.parquet")
+        pq.write_table(pa.Table.from_pylist(rows, schema=regressions.history_schema()), folder / "x.parquet")
     judged = regressions.Baseline(directions={"kernel_time_ms": "up", "family_ms": "up"})
     checks = regressions.night(root, dt.date(2026, 11, 4), regressions.RuleVersions("v", "f2"), judged).checks
     assert {c["metric"]: c["baseline_runs"] for c in checks} == {"kernel_time_ms": 3, "family_ms": None}

@@ -4,9 +4,7 @@ and the findings of several windows ranked together."""
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
-
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from nsight_ingest import finding_rules
 from nsight_ingest.analysis import inputs_block, rule_set_block
@@ -14,6 +12,9 @@ from nsight_ingest.analysis.ncu import Thresholds
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
+
+if TYPE_CHECKING:
+    import pyarrow as pa
 
 TOP_KERNELS = 50  # kernel names listed in the top_kernels relation (per device and for the scope)
 LARGEST_GAPS = 10  # gaps listed in largest_gaps, each with the 5 API calls overlapping it longest
@@ -85,6 +86,8 @@ def optional_inputs(capture: Capture) -> dict[OptionalInput, bool]:
 
 def evidence(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, pa.Table]:
     """Every evidence relation of the scope, by name."""
+    import pyarrow as pa
+
     window = scope.context["window"]
     values = {"ncu_traces": [i.trace_id for i in capture.ncu], **Thresholds.of(options).params()}
     relations = {}

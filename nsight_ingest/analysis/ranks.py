@@ -10,18 +10,20 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import duckdb
-import numpy as np
-import pyarrow as pa
 
-from nsight_ingest import passes, store, windows
+from nsight_ingest import store, windows
 from nsight_ingest.analysis import communication, inputs_block, percent, rules_block
 from nsight_ingest.errors import InputError
 from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlmodules import Scope, fills
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
 
 # How a rank appears in a file name by default: group 1 is the rank ('trace_rank3_...', 'run_r12_...').
 RANK_PATTERN = r"(?:rank|_r)(\d+)"
@@ -94,10 +96,14 @@ class BusyUnion:
     as they come back, so the client holds the union and one rank's intervals, not every rank's."""
 
     def __init__(self) -> None:
+        import numpy as np
+
         self.starts, self.ends = np.zeros(0, dtype=np.int64), np.zeros(0, dtype=np.int64)
 
     def take(self, answers: CaptureAnswers) -> CaptureAnswers:
         """Fold in the answers' busy intervals; the answers without them."""
+        from nsight_ingest import passes  # numpy: imported when ranks are merged, not by every command
+
         self.starts, self.ends = passes.merged_unions((self.starts, self.ends),
                                                       (answers.busy_starts, answers.busy_ends))
         return replace(answers, busy_starts=self.starts[:0], busy_ends=self.ends[:0])
@@ -126,6 +132,8 @@ def _devices(con: duckdb.DuckDBPyConnection, trace_id: int) -> list[tuple[str, i
 
 def capture_facts(con: duckdb.DuckDBPyConnection, capture: Capture, nvtx: str | None) -> CaptureFacts:
     """A rank capture's devices, each with its kernel bounds and collective kernels (inside its --nvtx step)."""
+    import pyarrow as pa
+
     devices = _devices(con, capture.gpu_trace.trace_id)
     step = None
     if nvtx:
@@ -200,6 +208,9 @@ def _device_facts(captures: list[CaptureFacts], source: RankSource) -> DeviceFac
 @fills("ranks.gathered_nccl_kernels")
 def fill_gathered(scope: Scope) -> None:
     """Put every rank's collective kernels (context `nccl_kernels`, one table per rank) into rank_kernels."""
+    import numpy as np
+    import pyarrow as pa
+
     for rank, table in scope.context["nccl_kernels"].items():
         ranked = table.set_column(table.schema.get_field_index("rank"), "rank",
                                   pa.array(np.full(len(table), rank, dtype=np.int32)))

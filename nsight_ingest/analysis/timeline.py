@@ -6,15 +6,16 @@ nsight_ingest.report.timeline's work."""
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
-
-import numpy as np
-import pyarrow as pa
+from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import idle, inputs_block, rule_set_block
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.sqlmodules import Scope, fills
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
+
+if TYPE_CHECKING:
+    import numpy as np
+    import pyarrow as pa
 
 
 @fills("timeline.groups")
