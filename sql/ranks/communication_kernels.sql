@@ -9,12 +9,16 @@
 --   is_communication  the kernel's family is communication
 --   collective        its collective (all_reduce, all_gather, send_recv, ..., other); NULL for other kernels
 CREATE OR REPLACE TEMP TABLE communication_kernels AS
+    WITH named AS (  -- each name's collective worked out once: its regular expressions cost more than a join
+        SELECT name, family = 'communication' AS is_communication,
+               CASE WHEN family = 'communication' THEN communication_collective(name) END AS collective
+        FROM kernel_families
+    )
     SELECT CAST(k.rank AS VARCHAR) AS device, k.stream_id,
            greatest(k.start_ns + o.offset_ns, $span_start) AS start_ns,
            least(k.end_ns + o.offset_ns, $span_end) AS end_ns,
-           f.family = 'communication' AS is_communication,
-           CASE WHEN f.family = 'communication' THEN communication_collective(k.name) END AS collective
+           n.is_communication, n.collective
     FROM rank_kernels k
     JOIN rank_offsets o USING (rank)
-    JOIN kernel_families f ON f.name = k.name
+    JOIN named n USING (name)
     WHERE least(k.end_ns + o.offset_ns, $span_end) >= greatest(k.start_ns + o.offset_ns, $span_start);

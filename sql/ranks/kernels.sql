@@ -11,11 +11,20 @@
 --   collective   NCCL collective it runs (nccl_collective); NULL for other kernels
 --   ordinal      1.. per rank and collective in start order; NULL for other kernels
 CREATE OR REPLACE TEMP TABLE rank_kernels AS
-SELECT r.rank, k.stream_id, k.start_ns, k.end_ns, k.duration_ns, k.name, nccl_collective(k.name) AS collective,
-       CASE WHEN nccl_collective(k.name) IS NOT NULL THEN
-           row_number() OVER (PARTITION BY r.rank, nccl_collective(k.name) ORDER BY k.start_ns, k.end_ns)
-       END AS ordinal
-FROM rank_sources r
-JOIN kernels k ON k.trace_id = r.trace_id AND coalesce(k.device, '(no device)') = r.device
-WHERE k.duration_ns BETWEEN 0 AND max_duration_ns()
-  AND (r.window_start_ns IS NULL OR (k.start_ns >= r.window_start_ns AND k.start_ns < r.window_end_ns));
+WITH named AS MATERIALIZED (  -- each name's collective worked out once: its regular expressions cost more per row
+                              -- than the rest of the table
+    SELECT name, nccl_collective(name) AS collective
+    FROM (SELECT DISTINCT k.name FROM rank_sources r JOIN kernels k ON k.trace_id = r.trace_id)
+),
+kept AS (
+    SELECT r.rank, k.stream_id, k.start_ns, k.end_ns, k.duration_ns, k.name, n.collective
+    FROM rank_sources r
+    JOIN kernels k ON k.trace_id = r.trace_id AND coalesce(k.device, '(no device)') = r.device
+    JOIN named n ON n.name = k.name
+    WHERE k.duration_ns BETWEEN 0 AND max_duration_ns()
+      AND (r.window_start_ns IS NULL OR (k.start_ns >= r.window_start_ns AND k.start_ns < r.window_end_ns))
+)
+SELECT *, row_number() OVER (PARTITION BY rank, collective ORDER BY start_ns, end_ns) AS ordinal
+FROM kept WHERE collective IS NOT NULL
+UNION ALL  -- the other kernels apart: a window over them would sort them for nothing
+SELECT *, NULL FROM kept WHERE collective IS NULL;
