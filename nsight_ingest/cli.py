@@ -57,7 +57,7 @@ def _warn_about(run: pipeline.Run) -> None:
 
 def _run(db: str | None, rules: Path | None, sources: pipeline.Sources | None = None,
          families: Path | None = None, findings: Path | None = None) -> pipeline.Run:
-    """A pipeline.Run on the store `db` (without it: the cached store of the inputs, or one in memory) with the rule
+    """A pipeline.Run on the store `db` (without it: the cached store of the inputs, or a temporary one) with the rule
     sets of `rules`, `families` and `findings`, reading inputs as `sources` says."""
     rule_set, family_set, finding_set = load_rule_set(rules), load_family_set(families), load_finding_set(findings)
     return pipeline.Run(store.connect(db) if db is not None else None, rule_set, family_set, finding_set,

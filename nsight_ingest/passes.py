@@ -7,7 +7,7 @@ SELECT gives the pass its columns as numpy arrays (masked where NULL, as DuckDB'
 returns columns the same way, and the module's later statements read them as `<module>_pass`
 (`classify.timeline`: `classify_timeline_pass`). Its header documents what it requires and gives like any
 module's, and it is tested alone the same way. Rows are sorted here only when they are not in order already (nsys
-writes operations in start order; an in-memory store does not keep that order).
+writes operations in start order; a temporary store does not keep that order).
 """
 
 from __future__ import annotations

@@ -143,7 +143,7 @@ class WindowChoice:
 @dataclass
 class Run:
     """One command's store connection (None until its inputs are known: then the cached store of those inputs, or
-    one in memory), component and family rule sets, finding rules, how it reads inputs and the warnings gathered
+    a temporary one), component and family rule sets, finding rules, how it reads inputs and the warnings gathered
     while answering it."""
 
     con: duckdb.DuckDBPyConnection | None
@@ -153,11 +153,11 @@ class Run:
     warnings: list[str] = field(default_factory=list)
     sources: Sources = field(default_factory=Sources)
     cached: store_cache.CachedStore | None = None
-    details: bool = False  # a store in memory keeps the columns no analysis reads (grid, block) for the timeline
+    details: bool = False  # a temporary store keeps the columns no analysis reads (grid, block) for the timeline
 
 
 def connect(run: Run, captures: list[CaptureInputs] = ()) -> duckdb.DuckDBPyConnection:
-    """The run's store: the one given (--db), else the cached store of these captures' inputs, else in memory."""
+    """The run's store: the one given (--db), else the cached store of these captures' inputs, else a temporary one."""
     if run.con is None:
         inputs = [i for capture in captures for i in capture.roles()]
         if run.sources.use_cache and inputs and not any(i.streamed for _, i in inputs):

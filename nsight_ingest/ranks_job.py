@@ -53,7 +53,7 @@ class RankCapture:
     token: str  # names its store while a process keeps it open between the two steps
 
 
-# Rank stores kept open between the two steps in this process: those in memory (no cache), which could not be
+# Rank stores kept open between the two steps in this process: temporary ones (no cache), which could not be
 # opened again.
 _KEPT: dict[str, tuple[Run, store.Capture]] = {}
 
@@ -86,7 +86,7 @@ def _abandon(run: Run) -> None:
 
 def facts(job: RankCapture, shared: Run | None = None) -> ranks.CaptureFacts:
     """Read one rank capture and tell its facts; its store is published in the cache (or kept open in this
-    process when it lives in memory) for the second step."""
+    process when it is temporary) for the second step."""
     run, capture = _opened(job, shared)
     try:
         found = ranks.capture_facts(run.con, capture, job.nvtx)

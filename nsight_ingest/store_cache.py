@@ -1,6 +1,6 @@
 """Ingested stores kept between commands without --db: the store of a command's inputs, named by their hashes
 (and the store's format), so a later command on the same bytes reads it, and the results stored in it, instead of
-parsing again. A store is built in memory and published whole after the command succeeds; a damaged one is
+parsing again. A store is built as a temporary one and published whole after the command succeeds; a damaged one is
 rebuilt, never trusted."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ LOCK_TIMEOUT_S = 120.0  # how long a command waits for another one using the sam
 
 @dataclass
 class CachedStore:
-    """The store a command uses: found in the cache (`hit`), or new in memory and published at `path` when the
+    """The store a command uses: found in the cache (`hit`), or a new temporary one published at `path` when the
     command succeeds."""
 
     con: duckdb.DuckDBPyConnection
@@ -58,7 +58,7 @@ def _holds(con: duckdb.DuckDBPyConnection, sha256s: set[str]) -> bool:
 
 
 def open_store(folder: Path, name: str, sha256s: set[str], details: bool = False) -> CachedStore:
-    """The cached store `name` of `folder` when it is whole and holds these inputs, else a new in-memory one (with
+    """The cached store `name` of `folder` when it is whole and holds these inputs, else a new temporary one (with
     the columns no analysis reads when `details`)."""
     from filelock import FileLock, Timeout
 
@@ -119,7 +119,7 @@ def _publish(cached: CachedStore) -> None:
         cache.remove(cached.path)  # a store evicted while this command ran may have left its log
         cached.con.execute(f"ATTACH {sql_string(str(written))} AS published")
         try:
-            cached.con.execute("COPY FROM DATABASE memory TO published")
+            cached.con.execute(f"COPY FROM DATABASE {store.TEMPORARY} TO published")
         finally:
             cached.con.execute("DETACH published")
     cache.evict(cached.path.parent, keep=cached.path)

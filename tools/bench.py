@@ -249,7 +249,7 @@ def requery(store_path: Path) -> tuple[float, float]:
 
 def parts(rows: int) -> dict[str, float]:
     """In process, the median seconds of each part of `classify` on the generated capture over REPEATS runs: the
-    load of each file into a fresh in-memory store, every SQL module it builds or queries, and the rest (Python)."""
+    load of each file into a fresh temporary store, every SQL module it builds or queries, and the rest (Python)."""
     from nsight_ingest import pipeline, registry, store
     from nsight_ingest.rules import load_rule_set
 

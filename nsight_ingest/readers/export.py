@@ -52,7 +52,7 @@ EXPORT_COLUMNS: dict[str, dict[str, str]] = {
     "META_DATA_EXPORT": {"name": "VARCHAR", "value": "VARCHAR"},
     "EXPORT_META_DATA": {"name": "VARCHAR", "value": "VARCHAR"},  # its name before schema 3
 }
-# Columns the mapping reads only for store columns that an in-memory store leaves out (store.DETAIL_COLUMNS): read
+# Columns the mapping reads only for store columns that a temporary store leaves out (store.DETAIL_COLUMNS): read
 # into such a store, they are staged NULL, unread (fetching them doubled the time of SQLite's kernel table).
 DETAIL_ONLY = {
     "CUPTI_ACTIVITY_KIND_KERNEL": ("contextId", "greenContextId", "registersPerThread", "gridY", "gridZ", "blockX",

@@ -26,7 +26,7 @@ _OUT_TYPE = {"time": "BIGINT", "size": "BIGINT", "rate": "DOUBLE", "int": "BIGIN
 
 @dataclass(frozen=True)
 class Column:
-    """How one header cell maps to a store column. A `detail` column is read by no analysis (an in-memory store
+    """How one header cell maps to a store column. A `detail` column is read by no analysis (a temporary store
     leaves it out): a value there that does not parse never fails the file, it is NULL and counted in the row's
     `unparsed_values`, the same for every store."""
 
