@@ -2,11 +2,14 @@
 
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import re
+import shutil
 import tempfile
 import time
+import uuid
 import weakref
 from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
@@ -70,9 +73,7 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     unless `details`."""
     temporary = path in (None, ":memory:")
     target = ":memory:" if temporary else _file_path(str(path))
-    # one spill folder per process: concurrent runs (the nightly job's workers) must not share temporary files
-    spill = os.path.join(settings.temp_dir() or tempfile.gettempdir(),
-                         f"nsight-ingest-spill-{os.getpid()}")
+    spill = spill_folder()
     # A store in a file keeps insertion order: unordered parallel inserts leave the blocks of partly filled row
     # groups free but inside the file (1M operations with 16 threads: 56-62 MB instead of 34 MB).
     config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "preserve_insertion_order": not temporary,
@@ -81,7 +82,7 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     try:
         con = duckdb.connect(target, read_only=read_only, config=config)
         if temporary:
-            temporary_store(con)
+            temporary_store(con, spill)
     except duckdb.Error as exc:
         raise InputError(f"{path or 'temporary store'}: cannot open store ({first_line(exc)})") from None
     limit, threads = con.execute("SELECT parse_formatted_bytes(current_setting('memory_limit')), "
@@ -98,16 +99,26 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     return con
 
 
-def temporary_store(con: duckdb.DuckDBPyConnection) -> None:
-    """Make a file in the temporary folder, written without a log, the default database of `con`; the file goes
-    when `con` does, or at exit. Why a file and not memory: DuckDB writes a file's tables compressed as they are
-    loaded (a tenth of their size), while an in-memory table stays whole until it spills uncompressed; past about
-    2M operations under the memory limit that made every query read spilled blocks (4M operations: 29 s -> 20 s)."""
-    folder = settings.temp_dir() or tempfile.gettempdir()
+def spill_folder() -> str:
+    """This process's folder for DuckDB's spills and its temporary stores, removed at exit (concurrent runs, the
+    nightly job's workers, must not share temporary files; DuckDB leaves the folder behind)."""
+    folder = os.path.join(settings.temp_dir() or tempfile.gettempdir(), f"nsight-ingest-spill-{os.getpid()}")
+    if folder not in _SPILL_FOLDERS:
+        _SPILL_FOLDERS.add(folder)
+        atexit.register(shutil.rmtree, folder, ignore_errors=True)
+    return folder
+
+
+_SPILL_FOLDERS: set[str] = set()
+
+
+def temporary_store(con: duckdb.DuckDBPyConnection, folder: str) -> None:
+    """Make a file of `folder`, written without a log, the default database of `con`; the file goes when `con`
+    does, or at exit. Why a file and not memory: DuckDB writes a file's tables compressed as they are loaded (a
+    tenth of their size), while an in-memory table stays whole until it spills uncompressed; past about 2M
+    operations under the memory limit that made every query read spilled blocks (4M operations: 29 s -> 20 s)."""
     os.makedirs(folder, exist_ok=True)
-    handle, path = tempfile.mkstemp(prefix=f"nsight-ingest-store-{os.getpid()}-", suffix=".duckdb", dir=folder)
-    os.close(handle)
-    os.remove(path)  # DuckDB makes the file: an empty one is not a database
+    path = os.path.join(folder, f"store-{uuid.uuid4().hex}.duckdb")
     weakref.finalize(con, _remove_store_file, path)
     con.execute(f"ATTACH {sql_string(path)} AS {TEMPORARY} (RECOVERY_MODE no_wal_writes)")
     con.execute(f"USE {TEMPORARY}")

@@ -5,6 +5,7 @@ from __future__ import annotations
 import gzip
 import hashlib
 import shutil
+from pathlib import Path
 
 import duckdb
 import pytest
@@ -119,3 +120,28 @@ def test_a_store_written_before_traces_had_notes_is_used(tmp_path):
     con = store.connect(db)
     assert store.ingest(con, TRACE, "cuda_gpu_trace").rows == 28
     assert con.execute("SELECT notes FROM traces").fetchall() == [([],)]
+
+
+def test_a_temporary_store_is_a_file_that_goes_with_its_connection(monkeypatch, tmp_path):
+    monkeypatch.setenv("NSIGHT_INGEST_TEMP_DIR", str(tmp_path))
+    con = store.connect()
+    store.ingest(con, TRACE, "cuda_gpu_trace")
+    (path,) = [p for (p,) in con.execute("SELECT path FROM duckdb_databases() WHERE database_name = ?",
+                                         [store.TEMPORARY]).fetchall()]
+    assert con.execute("SELECT current_database()").fetchone() == (store.TEMPORARY,)
+    assert tmp_path in Path(path).parents and Path(path).is_file()
+    con.close()
+    del con
+    assert not Path(path).exists()
+
+
+def test_a_command_leaves_nothing_in_the_temporary_folder(tmp_path):
+    import os
+    import subprocess
+    import sys
+
+    folder = tmp_path / "temporary"
+    done = subprocess.run([sys.executable, "-m", "nsight_ingest", "classify", str(TRACE), "--no-cache"],
+                          env={**os.environ, "NSIGHT_INGEST_TEMP_DIR": str(folder)}, capture_output=True)
+    assert done.returncode == 0, done.stderr
+    assert folder.is_dir() and list(folder.iterdir()) == []
