@@ -187,6 +187,7 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
             given = ranks.given_offsets(sources, options.get("offset") or [])
             alignment, collectives = ranks.align(captures, sources, shared_clock=len(captures) == 1,
                                                  offsets=given, time_range=window)
+            captures = [ranks.without_collective_kernels(c) for c in captures]
             per_capture = [[s for s in sources if s.source == c.path] for c in captures]
             busy = ranks.BusyUnion()
             found = place.map(answers, [(job, mine, alignment, shared) for job, mine in zip(jobs, per_capture,

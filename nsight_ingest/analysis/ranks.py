@@ -219,6 +219,13 @@ def fill_gathered(scope: Scope) -> None:
         scope.con.unregister("gathered_rank")
 
 
+def without_collective_kernels(capture: CaptureFacts) -> CaptureFacts:
+    """A capture's facts less their collective kernels, which only the alignment reads (a rank of 2M kernels holds
+    some 25 MB of them: a client that kept every rank's would hold them all through the second step)."""
+    return replace(capture, devices=tuple(replace(d, nccl_kernels=d.nccl_kernels.slice(0, 0))
+                                          for d in capture.devices))
+
+
 def align(captures: list[CaptureFacts], sources: list[RankSource], *, shared_clock: bool,
           offsets: dict[int, int] | None = None, time_range: tuple[int, int] | None = None
           ) -> tuple[Alignment, list[dict[str, Any]]]:
