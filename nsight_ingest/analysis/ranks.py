@@ -144,6 +144,9 @@ def capture_facts(con: duckdb.DuckDBPyConnection, capture: Capture, nvtx: str | 
     scope = Scope(con, {}, {"sources": sources})
     bounds = {row["rank"]: (int(row["first_start_ns"]), int(row["last_end_ns"])) for row in scope.rows("ranks.bounds")}
     nccl = scope.table("ranks.nccl_kernels")
+    # a handful of collective names: as a dictionary they travel in a byte a kernel instead of their text
+    nccl = nccl.set_column(nccl.schema.get_field_index("collective"), "collective",
+                           nccl.column("collective").dictionary_encode().cast(pa.dictionary(pa.int8(), pa.string())))
     places = nccl.column("rank").to_numpy()
     return CaptureFacts(capture.gpu_trace.path, capture.gpu_trace.trace_id, tuple(
         DeviceFacts(device, index, bounds.get(place), nccl.filter(pa.array(places == place)))
@@ -215,7 +218,8 @@ def fill_gathered(scope: Scope) -> None:
         ranked = table.set_column(table.schema.get_field_index("rank"), "rank",
                                   pa.array(np.full(len(table), rank, dtype=np.int32)))
         scope.con.register("gathered_rank", ranked)
-        scope.con.execute("INSERT INTO rank_kernels BY NAME SELECT * FROM gathered_rank")
+        scope.con.execute("INSERT INTO rank_kernels BY NAME "
+                          "SELECT *, end_ns - start_ns AS duration_ns FROM gathered_rank")
         scope.con.unregister("gathered_rank")
 
 

@@ -1,5 +1,6 @@
 -- Each collective instance that all $ranks ranks ran (the n-th of its type on each rank), on the aligned clock: the
--- arrival skew (last start - first start), the rank that arrived last, and how long each rank waited for it.
+-- arrival skew (last start - first start), the rank that arrived last (of ranks arriving last together, the
+-- lowest-numbered: the same answer whatever order the rows come in), and how long each rank waited for it.
 -- requires: ranks.kernels, ranks.clock_offsets
 -- returns: rows
 --   collective      NCCL collective
@@ -21,7 +22,7 @@ complete AS (
 ),
 judged AS (
     SELECT i.*, max(i.arrival_ns) OVER w - min(i.arrival_ns) OVER w AS skew_ns,
-           arg_max(i.rank, i.arrival_ns) OVER w AS last_rank,
+           arg_max(i.rank, [i.arrival_ns, -i.rank]) OVER w AS last_rank,
            max(i.arrival_ns) OVER w - i.arrival_ns AS wait_ns
     FROM instances i JOIN complete USING (collective, ordinal)
     WINDOW w AS (PARTITION BY i.collective, i.ordinal)

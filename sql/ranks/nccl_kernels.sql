@@ -1,13 +1,13 @@
 -- The kernels of ranks.kernels that run an NCCL collective, with the columns the clock estimate and the
 -- collective skew read of them: gathered from every rank's store (ranks.gathered_nccl_kernels). Only these travel
--- from a rank's worker: a rank of 2M kernels has some 500k collective kernels, and their names would be most of it.
+-- from a rank's worker: a rank of 2M kernels has some 500k collective kernels, and their names would be most of it
+-- (so would a duration, which end minus start gives).
 -- requires: ranks.kernels
 -- returns: rows
 --   rank         rank number
 --   start_ns     kernel start, the rank's own clock (ns)
 --   end_ns       kernel end (ns)
---   duration_ns  kernel duration (ns)
 --   collective   NCCL collective it runs
 --   ordinal      1.. per rank and collective in start order
-SELECT rank, start_ns, end_ns, duration_ns, collective, ordinal
+SELECT rank, start_ns, end_ns, collective, CAST(ordinal AS INTEGER) AS ordinal
 FROM rank_kernels WHERE collective IS NOT NULL ORDER BY rank, collective, ordinal
