@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import atexit
 import json
 import os
 import re
@@ -15,6 +14,7 @@ from collections.abc import Callable, Iterator
 from concurrent.futures import Future, ThreadPoolExecutor
 from contextlib import ExitStack, contextmanager, suppress
 from dataclasses import dataclass, replace
+from multiprocessing.util import Finalize
 from pathlib import Path
 from typing import TypeVar
 
@@ -67,24 +67,30 @@ DETAIL_COLUMNS = {  # the columns no analysis reads, which a temporary store lea
 TEMPORARY = "temporary"  # the name a temporary store's database has on its connection
 
 
-def connect(path: str | Path | None = None, *, read_only: bool = False,
-            details: bool = False) -> duckdb.DuckDBPyConnection:
-    """Open (or create) a store; None or ':memory:' gives a temporary one (temporary_store), without DETAIL_COLUMNS
-    unless `details`."""
-    temporary = path in (None, ":memory:")
-    target = ":memory:" if temporary else _file_path(str(path))
-    spill = spill_folder()
-    # A store in a file keeps insertion order: unordered parallel inserts leave the blocks of partly filled row
-    # groups free but inside the file (1M operations with 16 threads: 56-62 MB instead of 34 MB).
-    config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill, "preserve_insertion_order": not temporary,
+def connect(path: str | Path | None = None, *, read_only: bool = False, details: bool = False,
+            spill: str | None = None) -> duckdb.DuckDBPyConnection:
+    """Open (or create) a store: a file; ':memory:', one in memory; None, a temporary one (temporary_store). One
+    in memory or temporary is made without DETAIL_COLUMNS unless `details`. `spill` is DuckDB's spill folder
+    (default: this process's, spill_folder)."""
+    temporary, in_memory = path is None, path == ":memory:"
+    target = ":memory:" if temporary or in_memory else _file_path(str(path))
+    # A store in a file the user names keeps insertion order: unordered parallel inserts leave the blocks of partly
+    # filled row groups free but inside the file (1M operations with 16 threads: 56-62 MB instead of 34 MB). A
+    # temporary store's file is thrown away; the cache gets a compact copy of it (store_cache).
+    try:
+        spill = spill or spill_folder()
+    except OSError as exc:
+        raise InputError(_no_temporary_room(settings.temp_dir() or tempfile.gettempdir(), exc)) from None
+    config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill,
+              "preserve_insertion_order": not (temporary or in_memory),
               # a store is a local file: no extension is fetched or loaded for a path that looks like a URL
               "autoinstall_known_extensions": False, "autoload_known_extensions": False}
     try:
         con = duckdb.connect(target, read_only=read_only, config=config)
-        if temporary:
-            temporary_store(con, spill)
     except duckdb.Error as exc:
-        raise InputError(f"{path or 'temporary store'}: cannot open store ({first_line(exc)})") from None
+        raise InputError(f"{path}: cannot open store ({first_line(exc)})") from None
+    if temporary:
+        temporary_store(con, spill)
     limit, threads = con.execute("SELECT parse_formatted_bytes(current_setting('memory_limit')), "
                                  "current_setting('threads')::INTEGER").fetchone()
     con.execute(f"SET threads = {max(1, min(threads, limit // MEMORY_PER_THREAD))}")
@@ -92,7 +98,7 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
     if not read_only:
         con.execute(read_sql("schema.sql"))
         con.execute(common_sql())
-        if temporary and not details:
+        if (temporary or in_memory) and not details:
             for table, columns in DETAIL_COLUMNS.items():
                 for column in columns:
                     con.execute(f"ALTER TABLE {table} DROP COLUMN {column}")
@@ -100,28 +106,42 @@ def connect(path: str | Path | None = None, *, read_only: bool = False,
 
 
 def spill_folder() -> str:
-    """This process's folder for DuckDB's spills and its temporary stores, removed at exit (concurrent runs, the
-    nightly job's workers, must not share temporary files; DuckDB leaves the folder behind)."""
-    folder = os.path.join(settings.temp_dir() or tempfile.gettempdir(), f"nsight-ingest-spill-{os.getpid()}")
-    if folder not in _SPILL_FOLDERS:
-        _SPILL_FOLDERS.add(folder)
-        atexit.register(shutil.rmtree, folder, ignore_errors=True)
-    return folder
+    """This process's folder for DuckDB's spills and its temporary stores, made on first use. It is unique to the
+    process (processes of other hosts or containers may share the temporary folder, and a pid with it) and removed
+    when the process ends, a worker of a multiprocessing pool too (it ends without running atexit handlers, but
+    runs multiprocessing's finalizers); DuckDB itself leaves the folder behind."""
+    key = (os.getpid(), os.path.abspath(settings.temp_dir() or tempfile.gettempdir()))
+    if key not in _SPILL_FOLDERS:
+        os.makedirs(key[1], exist_ok=True)
+        folder = tempfile.mkdtemp(prefix=f"nsight-ingest-{key[0]}-", dir=key[1])
+        Finalize(None, shutil.rmtree, args=(folder,), kwargs={"ignore_errors": True}, exitpriority=0)
+        _SPILL_FOLDERS[key] = folder
+    return _SPILL_FOLDERS[key]
 
 
-_SPILL_FOLDERS: set[str] = set()
+_SPILL_FOLDERS: dict[tuple[int, str], str] = {}  # by pid (a forked process makes its own) and temporary folder
 
 
 def temporary_store(con: duckdb.DuckDBPyConnection, folder: str) -> None:
     """Make a file of `folder`, written without a log, the default database of `con`; the file goes when `con`
     does, or at exit. Why a file and not memory: DuckDB writes a file's tables compressed as they are loaded (a
-    tenth of their size), while an in-memory table stays whole until it spills uncompressed; past about 2M
+    tenth of their size), while an in-memory table stays whole until it spills uncompressed; past about 1.5M
     operations under the memory limit that made every query read spilled blocks (4M operations: 29 s -> 20 s)."""
-    os.makedirs(folder, exist_ok=True)
     path = os.path.join(folder, f"store-{uuid.uuid4().hex}.duckdb")
+    try:
+        con.execute(f"ATTACH {sql_string(path)} AS {TEMPORARY} (RECOVERY_MODE no_wal_writes)")
+        con.execute(f"USE {TEMPORARY}")
+    except duckdb.Error as exc:
+        con.close()
+        _remove_store_file(path)
+        raise InputError(_no_temporary_room(folder, exc)) from None
     weakref.finalize(con, _remove_store_file, path)
-    con.execute(f"ATTACH {sql_string(path)} AS {TEMPORARY} (RECOVERY_MODE no_wal_writes)")
-    con.execute(f"USE {TEMPORARY}")
+
+
+def _no_temporary_room(folder: str, exc: Exception) -> str:
+    reason = exc.strerror if isinstance(exc, OSError) and exc.strerror else first_line(exc)
+    return (f"{folder}: cannot hold the command's temporary store ({reason}); give ${settings.TEMP_DIR} a folder "
+            f"that can be written, with room for about a tenth of the inputs")
 
 
 def _remove_store_file(path: str) -> None:
@@ -438,13 +458,17 @@ def query(path: str | Path, sql: str) -> tuple[list[str], list[tuple]]:
     statement = user_sql.one_statement(sql, "query", user_sql.READING)
     if not Path(path).is_file():
         raise InputError(f"{path}: no such store")
-    con = user_sql.lock(connect(path, read_only=True))
-    try:
-        cursor = con.execute(statement)
-    except duckdb.Error as exc:
-        raise InputError(f"query failed: {first_line(exc)}") from None
-    columns = [d[0] for d in cursor.description] if cursor.description else []
-    return columns, cursor.fetchall() if columns else []
+    # a spill folder of its own: the process's holds its temporary stores, which the query must not read
+    with tempfile.TemporaryDirectory(prefix="nsight-ingest-query-", dir=spill_folder()) as spill:
+        con = user_sql.lock(connect(path, read_only=True, spill=spill))
+        try:
+            cursor = con.execute(statement)
+            columns = [d[0] for d in cursor.description] if cursor.description else []
+            return columns, cursor.fetchall() if columns else []
+        except duckdb.Error as exc:
+            raise InputError(f"query failed: {first_line(exc)}") from None
+        finally:
+            con.close()
 
 
 def cached_result(con: duckdb.DuckDBPyConnection, capture_id: int, request: str) -> dict | None:

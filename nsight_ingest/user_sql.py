@@ -26,7 +26,7 @@ _EXPLAINED = re.compile(r"^\s*EXPLAIN\s+(?:ANALY[SZ]E\s+)?(?P<statement>.*)$", r
 def parser() -> tuple[duckdb.DuckDBPyConnection, threading.Lock]:
     """One empty in-memory DuckDB that parses statements and sizes (opening one costs 20-40 ms, per rule file or
     size), with the lock that keeps threads (a Dask worker's) from sharing it at once."""
-    return duckdb.connect(), threading.Lock()
+    return duckdb.connect(config={"threads": 1}), threading.Lock()  # it parses: no thread pool to keep
 
 
 def one_statement(sql: str, what: str, allowed: Iterable[duckdb.StatementType] = SELECT) -> str:

@@ -124,8 +124,8 @@ def test_a_stored_result_is_read_back(run_cli, tmp_path):
     ("launches", SAMPLES / "llama3_rtx4060ti_cuda_gpu_trace.csv"),
     ("launches", SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv", "--nvtx", "step 3"),
 ])
-def test_in_memory_store_answers_like_a_full_store(run_cli, tmp_path, command):
-    # An in-memory store is made without store.DETAIL_COLUMNS: no analysis may read them.
+def test_a_temporary_store_answers_like_a_full_store(run_cli, tmp_path, command):
+    # A temporary store is made without store.DETAIL_COLUMNS: no analysis may read them.
     lean = run_cli(*command)
     full = run_cli(*command, "--db", tmp_path / "full.duckdb")
     assert lean.code == 0 and full.code == 0, (lean.err, full.err)

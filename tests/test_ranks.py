@@ -7,6 +7,7 @@ import sqlite3
 
 import pytest
 
+from nsight_ingest.analysis import ranks
 from tests.conftest import DATA, GPU_HEADER, kernel_row, write
 from tests.intervals import length, union
 from tools.gen_ranks import NCCL, generate
@@ -198,3 +199,17 @@ def test_two_labels_of_one_rank_number(two_ranks, tmp_path, run_cli):
 def test_offset_beyond_the_time_limit(two_ranks, run_cli):
     result = run_cli("ranks", *two_ranks.files, "--offset", "1=9223372036854775807")
     assert result.code == 2 and "offsets lie within" in result.err
+
+
+def test_facts_without_their_collective_kernels_hold_none_of_their_memory():
+    import pyarrow as pa
+
+    before = pa.total_allocated_bytes()
+    kernels = pa.table({"rank": pa.array([0] * 100_000, pa.int32()), "start_ns": pa.array(range(100_000)),
+                        "end_ns": pa.array(range(1, 100_001))})
+    facts = ranks.CaptureFacts("rank0.csv", 1, (ranks.DeviceFacts("GPU 0", 0, (0, 100_000), kernels),))
+    del kernels
+    slim = ranks.without_collective_kernels(facts)
+    del facts
+    assert slim.devices[0].nccl_kernels.num_rows == 0 and slim.devices[0].bounds == (0, 100_000)
+    assert pa.total_allocated_bytes() <= before

@@ -80,7 +80,7 @@ def test_persisted_store_survives_reopen(tmp_path):
     assert con.execute("SELECT count(*) FROM launched_kernels").fetchone() == (26,)
 
 
-def test_in_memory_store_is_made_without_detail_columns(tmp_path):
+def test_a_temporary_store_is_made_without_detail_columns(tmp_path):
     kern_exec = SAMPLES / "h200_dit_oneblock_cuda_kern_exec_trace.csv"
     lean, full, in_file = store.connect(), store.connect(details=True), store.connect(tmp_path / "s.duckdb")
     for con in (lean, full, in_file):
@@ -145,3 +145,34 @@ def test_a_command_leaves_nothing_in_the_temporary_folder(tmp_path):
                           env={**os.environ, "NSIGHT_INGEST_TEMP_DIR": str(folder)}, capture_output=True)
     assert done.returncode == 0, done.stderr
     assert folder.is_dir() and list(folder.iterdir()) == []
+
+
+def test_a_temporary_folder_that_cannot_hold_the_store_is_one_line(monkeypatch, tmp_path):
+    (tmp_path / "a_file").write_text("x")  # a folder below a file can never be made (not even by root)
+    monkeypatch.setenv("NSIGHT_INGEST_TEMP_DIR", str(tmp_path / "a_file" / "below"))
+    monkeypatch.setattr(store, "_SPILL_FOLDERS", {})
+    with pytest.raises(InputError, match=r"cannot hold the command's temporary store .*NSIGHT_INGEST_TEMP_DIR"):
+        store.connect()
+
+
+def test_a_store_in_memory_is_one(tmp_path):
+    con = store.connect(":memory:")
+    assert con.execute("SELECT current_database()").fetchone() == ("memory",)
+    store.ingest(con, TRACE, "cuda_gpu_trace")
+    assert counts(con) == (1, 28)
+
+
+def _connect_and_name_the_spill_folder() -> str:
+    store.connect().execute("CREATE TABLE t AS SELECT 1")
+    return store.spill_folder()
+
+
+def test_a_pool_worker_removes_its_spill_folder(monkeypatch, tmp_path):
+    """A worker of a process pool ends without running atexit handlers; its folder (and stores) go all the same."""
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    monkeypatch.setenv("NSIGHT_INGEST_TEMP_DIR", str(tmp_path))
+    with ProcessPoolExecutor(1, mp_context=multiprocessing.get_context("fork")) as pool:
+        folder = pool.submit(_connect_and_name_the_spill_folder).result()
+    assert Path(folder).parent == tmp_path and not Path(folder).exists()

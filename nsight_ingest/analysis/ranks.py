@@ -226,7 +226,8 @@ def fill_gathered(scope: Scope) -> None:
 def without_collective_kernels(capture: CaptureFacts) -> CaptureFacts:
     """A capture's facts less their collective kernels, which only the alignment reads (a rank of 2M kernels holds
     some 25 MB of them: a client that kept every rank's would hold them all through the second step)."""
-    return replace(capture, devices=tuple(replace(d, nccl_kernels=d.nccl_kernels.slice(0, 0))
+    # an empty table of the schema: a slice of none would still hold the buffers it was cut from
+    return replace(capture, devices=tuple(replace(d, nccl_kernels=d.nccl_kernels.schema.empty_table())
                                           for d in capture.devices))
 
 

@@ -77,6 +77,6 @@ def given(scope: sqlmodules.Scope, name: str, columns: Sequence[str], rows: Sequ
 
 @pytest.fixture
 def scope() -> sqlmodules.Scope:
-    """A capture scope (CAPTURE_VALUES) on a fresh in-memory store."""
+    """A capture scope (CAPTURE_VALUES) on a fresh temporary store."""
     return sqlmodules.Scope(store.connect(), dict(CAPTURE_VALUES))
 
