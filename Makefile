@@ -4,7 +4,7 @@ VENV := .venv
 BIN := $(VENV)/bin
 STAMP := $(VENV)/.installed
 
-.PHONY: demo test lint bench screenshots clean
+.PHONY: demo test lint bench screenshots sql-reference clean
 
 $(STAMP): pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -32,6 +32,10 @@ bench: $(STAMP)
 # the pages' screenshots in docs/ (the README shows them), taken by the browser tests in headless Chromium
 screenshots: $(STAMP)
 	NSIGHT_INGEST_SCREENSHOTS=docs $(BIN)/python -m pytest -q tests/test_pages_browser.py
+
+# docs/sql-reference.md from the SQL modules' headers (a test fails when it is not current)
+sql-reference: $(STAMP)
+	$(BIN)/python tools/sql_reference.py
 
 clean:
 	rm -rf $(VENV) build dist *.egg-info .pytest_cache

@@ -3,6 +3,7 @@ for each, from the store's cache when it was asked before."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 from collections.abc import Callable
 from dataclasses import dataclass, field, replace
@@ -44,6 +45,10 @@ class CaptureFiles:
     nvtx_trace: str | None = None
     api_trace: str | None = None
     ncu: tuple[str, ...] = ()
+
+    def given(self) -> list[str]:
+        """The files named (an output must not replace one)."""
+        return [path for path in (self.gpu_trace, self.kern_exec, self.nvtx_trace, self.api_trace, *self.ncu) if path]
 
 
 @dataclass(frozen=True)
@@ -195,6 +200,15 @@ def finish(run: Run) -> None:
     if run.cached is not None:
         warning = store_cache.close(run.cached)
         run.warnings.extend([warning] if warning else [])
+
+
+def abandon(run: Run) -> None:
+    """Close the run's store after a failure: nothing is published, a cached store's lock is released."""
+    if run.con is not None:
+        with contextlib.suppress(duckdb.Error):
+            run.con.close()
+    if run.cached is not None and run.cached.lock is not None:
+        run.cached.lock.release()
 
 
 def _note(run: Run, inputs: list[store.Ingested]) -> None:

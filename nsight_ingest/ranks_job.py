@@ -6,14 +6,11 @@ clock. The answer is the same wherever the tasks ran."""
 
 from __future__ import annotations
 
-import contextlib
 import hashlib
 import json
 import uuid
 from dataclasses import dataclass, replace
 from typing import Any
-
-import duckdb
 
 from nsight_ingest import cache, store, store_cache, windows
 from nsight_ingest.analysis import ranks
@@ -25,6 +22,7 @@ from nsight_ingest.pipeline import (
     CaptureInputs,
     Run,
     Sources,
+    abandon,
     connect,
     finish,
     nvtx_name_given,
@@ -70,18 +68,9 @@ def _opened(job: RankCapture, shared: Run | None) -> tuple[Run, store.Capture]:
             connect(run, [job.inputs]).execute(f"SET threads = {int(job.threads)}")
         capture = open_capture(run, job.inputs)
     except BaseException:
-        _abandon(run)
+        abandon(run)
         raise
     return run, capture
-
-
-def _abandon(run: Run) -> None:
-    """Close a rank's store after a failure: nothing is published, its lock is released."""
-    if run.con is not None:
-        with contextlib.suppress(duckdb.Error):
-            run.con.close()
-    if run.cached is not None and run.cached.lock is not None:
-        run.cached.lock.release()
 
 
 def facts(job: RankCapture, shared: Run | None = None) -> ranks.CaptureFacts:
@@ -92,7 +81,7 @@ def facts(job: RankCapture, shared: Run | None = None) -> ranks.CaptureFacts:
         found = ranks.capture_facts(run.con, capture, job.nvtx)
     except BaseException:
         if shared is None:
-            _abandon(run)
+            abandon(run)
         raise
     if shared is None:
         if run.cached is None:
@@ -113,7 +102,7 @@ def answers(job: RankCapture, sources: list[ranks.RankSource], alignment: ranks.
         found = ranks.capture_answers(scope, alignment)
     except BaseException:
         if shared is None:
-            _abandon(run)
+            abandon(run)
         raise
     if shared is None:
         finish(run)
@@ -123,7 +112,7 @@ def answers(job: RankCapture, sources: list[ranks.RankSource], alignment: ranks.
 def forget(job_id: str) -> None:
     """Close the stores this process still keeps for job `job_id` (it failed between the two steps)."""
     for token in [t for t in _KEPT if t.startswith(job_id)]:
-        _abandon(_KEPT.pop(token)[0])
+        abandon(_KEPT.pop(token)[0])
 
 
 def _answer_key(run: Run, resolved: list[CaptureInputs], options: dict[str, Any], compute: bool) -> str | None:

@@ -89,6 +89,19 @@ def _header(text: str) -> list[str]:
     return lines
 
 
+def _requirements(header: list[str]) -> list[str]:
+    """The text of each `-- requires:` line, with the comment lines that go on with it (a list ending in a comma
+    goes on on the next line)."""
+    found = []
+    for index, line in enumerate(header):
+        if declared := _REQUIRES.match(line):
+            text, following = declared["names"], iter(header[index + 1:])
+            while text.endswith(",") and (more := next(following, None)) is not None:
+                text = f"{text} {more.removeprefix('--').strip()}"
+            found.append(text)
+    return found
+
+
 @cache
 def module(name: str) -> Module:
     """The module called `name` (e.g. `launches.kernel_gaps`), its header parsed."""
@@ -97,8 +110,7 @@ def module(name: str) -> Module:
         raise ModuleError(f"no SQL module {name!r} (looked for {path})")
     text = path.read_text(encoding="utf-8")
     header = _header(text)
-    requires = tuple(n.strip() for m in _REQUIRES.finditer("\n".join(header)) for n in m["names"].split(",")
-                     if n.strip())
+    requires = tuple(name.strip() for text in _requirements(header) for name in text.split(",") if name.strip())
     creates, columns, output_seen = None, [], False
     for line in header:
         if output_seen:

@@ -190,6 +190,24 @@ def test_a_requirement_cycle_is_reported(sql_root):
         sqlmodules.order(["a.one"])
 
 
+def test_a_requirement_list_goes_on_on_the_next_line(sql_root):
+    sql_root({"a/one": "-- requires: a.two,\n--   a.three\n-- creates: one\n--   x  a column\n",
+              "a/two": "-- creates: two\n--   x  a column\n", "a/three": "-- creates: three\n--   x  a column\n"})
+    assert sqlmodules.module("a.one").requires == ("a.two", "a.three")
+    assert [name for name, _ in sqlmodules.order(["a.one"])] == ["a.two", "a.three", "a.one"]
+
+
+def test_the_sql_reference_page_is_current():
+    """docs/sql-reference.md is what the headers say (make sql-reference writes it)."""
+    from tools import sql_reference
+
+    page = sql_reference.PAGE.read_text(encoding="utf-8")
+    assert page == sql_reference.render(), "docs/sql-reference.md is not current: run make sql-reference"
+    for found in sqlmodules.all_modules():  # every module is there, with every documented column
+        assert f"### `{found.name}`" in page
+        assert all(f"| `{column.name}` |" in page for column in found.columns)
+
+
 @pytest.mark.parametrize(("name", "replacement"),
                          [*pipeline.WINDOW_SUBSTITUTES.items(), ("scope.ops", "scope.ncu_ops")])
 def test_substitutes_build_what_they_stand_in_for(name, replacement):

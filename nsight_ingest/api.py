@@ -1,0 +1,260 @@
+"""The Python API, for notebooks and scripts: open a capture and ask it what the commands ask.
+
+    import nsight_ingest
+    capture = nsight_ingest.open("run.sqlite")
+    where = capture.classify(top=5)
+    where.to_dict()["kernel_time_ns"]          # exactly the JSON `nsight-ingest classify` prints
+    where.frames()["components"]               # its tables as pandas DataFrames
+    where.warnings                             # what the command prints on stderr
+
+Each question is answered as its command answers it, from the same pipeline: the capture's inputs are read into
+the cached store of their bytes (so a second question does not read them again), or into a temporary store with
+`cache=False`, or into the store file `db`. Bad input raises nsight_ingest.errors.InputError with the line the
+command would print; an option the analysis does not take raises TypeError.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from nsight_ingest import pipeline, registry, report, store
+from nsight_ingest.errors import InputError
+from nsight_ingest.finding_rules import load_finding_set
+from nsight_ingest.rules import load_family_set, load_rule_set
+
+if TYPE_CHECKING:
+    import duckdb
+    import pandas as pd
+
+PathLike = str | Path
+
+
+@dataclass(frozen=True)
+class Answer:
+    """One analysis' answer: its JSON text as the command prints it, and the warnings the command prints on
+    stderr."""
+
+    analysis: str
+    json_text: str
+    warnings: tuple[str, ...] = ()
+
+    def to_dict(self) -> Any:
+        """The answer exactly as the command's JSON (NaN and infinities as None, dates as ISO text)."""
+        return json.loads(self.json_text)
+
+    def frames(self) -> dict[str, pd.DataFrame]:
+        """Each table of the answer as a DataFrame, by its path of keys ('top_kernels', 'components',
+        'devices.NVIDIA H200 (0).top_kernels'): a list of objects is a table of a row each; an object whose values
+        are all objects is a table of a row per key (its index: components by name). A list or object inside a row
+        stays a Python value there."""
+        import pandas as pd
+
+        found: dict[str, pd.DataFrame] = {}
+
+        def walk(value: Any, path: str) -> None:
+            if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):
+                found[path] = pd.DataFrame(value)
+            elif isinstance(value, dict):
+                if value and all(isinstance(row, dict) for row in value.values()):
+                    found[path] = pd.DataFrame.from_dict(value, orient="index")
+                for key, item in value.items():
+                    walk(item, f"{path}.{key}" if path else str(key))
+
+        walk(self.to_dict(), "")
+        return found
+
+
+@dataclass(frozen=True)
+class Reading:
+    """How a question reads its inputs and classifies: the rule folders (None: the bundled ones), the store, the
+    cache and the nsys that converts an .nsys-rep."""
+
+    rules: PathLike | None = None
+    families: PathLike | None = None
+    findings: PathLike | None = None
+    db: PathLike | None = None
+    cache: bool = True
+    cache_dir: PathLike | None = None
+    nsys: str | None = None
+
+    def sources(self) -> pipeline.Sources:
+        """How the pipeline reads the inputs."""
+        return pipeline.Sources(self.nsys, Path(self.cache_dir) if self.cache_dir is not None else None, self.cache)
+
+    def ask(self, analysis: registry.Analysis, compute: Callable[[pipeline.Run], Any]) -> Answer:
+        """`compute` on a run of its own, as the command runs it: a damaged cached store read again, the new
+        store kept in the cache, the store closed; its answer with the warnings."""
+        run = pipeline.Run(store.connect(self.db) if self.db is not None else None, load_rule_set(self.rules),
+                           load_family_set(self.families), load_finding_set(self.findings), sources=self.sources())
+        try:
+            text = report.to_json(pipeline.guarded(run, compute))
+        except BaseException:
+            pipeline.abandon(run)  # in a long-lived process a cached store's lock must not outlive the question
+            raise
+        warnings = list(run.warnings)
+        run.warnings.clear()
+        pipeline.finish(run)  # a new cached store kept, then closed
+        if run.cached is None and run.con is not None:
+            run.con.close()
+        return Answer(analysis.name, text, tuple(dict.fromkeys([*warnings, *run.warnings])))
+
+
+def _options(analysis: registry.Analysis, given: dict[str, Any]) -> dict[str, Any]:
+    """The analysis' options: its defaults, replaced by those given; one it does not take is a TypeError, a value
+    out of its range an InputError (as the command refuses it)."""
+    known = {option.name: option for option in analysis.options}
+    unknown = sorted(set(given) - set(known))
+    if unknown:
+        raise TypeError(f"{analysis.name} takes no option(s) {', '.join(unknown)}; it takes "
+                        f"{', '.join(known) or 'none'}")
+    for name, value in given.items():
+        option = known[name]
+        if isinstance(value, int | float) and not isinstance(value, bool):
+            if option.minimum is not None and value < option.minimum:
+                raise InputError(f"{name}={value}: at least {option.minimum:g}")
+            if option.maximum is not None and value > option.maximum:
+                raise InputError(f"{name}={value}: at most {option.maximum:g}")
+    return {**analysis.defaults(), **given}
+
+
+@dataclass(frozen=True)
+class Capture:
+    """One capture (a cuda_gpu_trace CSV with its siblings, an nsys export, or an .nsys-rep) and how it is read.
+    Each method answers one command; windows (`nvtx`, `time_range` as 'START_NS:END_NS', `per_nvtx`, `by_nvtx`)
+    and the analysis' own options are keyword arguments, named as the command's flags are (`--top` is `top`)."""
+
+    files: pipeline.CaptureFiles
+    reading: Reading = field(default_factory=Reading)
+
+    def _analysed(self, analysis: registry.Analysis, windows: dict[str, str | None], options: dict[str, Any],
+                  with_findings: bool = False, fail_on: str | None = None) -> Answer:
+        chosen = _options(analysis, options)
+        choice = pipeline.WindowChoice(**windows)
+        return self.reading.ask(analysis, lambda run: pipeline.analyse(run, analysis, self.files, chosen, choice,
+                                                                       with_findings, fail_on))
+
+    def classify(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
+                 by_nvtx: str | None = None, with_findings: bool = False, **options: Any) -> Answer:
+        """Where the kernel time goes (`nsight-ingest classify`); `with_findings` adds the findings."""
+        return self._analysed(registry.CLASSIFY, _windows(nvtx, time_range, per_nvtx, by_nvtx), options,
+                              with_findings)
+
+    def launches(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
+                 by_nvtx: str | None = None, **options: Any) -> Answer:
+        """Why the GPU waits: gaps, launch calls, queueing (`nsight-ingest launches`)."""
+        return self._analysed(registry.LAUNCHES, _windows(nvtx, time_range, per_nvtx, by_nvtx), options)
+
+    def queue_delay(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
+                    by_nvtx: str | None = None) -> Answer:
+        """How long launched kernels waited in the launch queue (`nsight-ingest queue-delay`)."""
+        return self._analysed(registry.QUEUE_DELAY, _windows(nvtx, time_range, per_nvtx, by_nvtx), {})
+
+    def findings(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
+                 by_nvtx: str | None = None, fail_on: str | None = None, **options: Any) -> Answer:
+        """What to fix first (`nsight-ingest findings`); `fail_on` a severity gives the answer its gate."""
+        return self._analysed(registry.FINDINGS, _windows(nvtx, time_range, per_nvtx, by_nvtx), options,
+                              fail_on=fail_on)
+
+    def audit(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
+              by_nvtx: str | None = None, **options: Any) -> Answer:
+        """How the rule set fits the capture (`nsight-ingest rules audit`)."""
+        return self._analysed(registry.AUDIT, _windows(nvtx, time_range, per_nvtx, by_nvtx), options)
+
+    def report(self, output: PathLike, *, nvtx: str | None = None, time_range: str | None = None,
+               by_nvtx: str | None = None, **options: Any) -> Answer:
+        """Write the capture's HTML page to `output` (`nsight-ingest report`); the answer says what it holds."""
+        from nsight_ingest.report import capture_page
+
+        chosen, path = _options(registry.REPORT, options), Path(output)
+        report.output_checked(path, self._protected(), "report", "output")
+        choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
+        return self.reading.ask(registry.REPORT, lambda run: capture_page.write(
+            pipeline.report(run, self.files, chosen, choice), path, "output"))
+
+    def timeline(self, output: PathLike, *, nvtx: str | None = None, time_range: str | None = None,
+                 by_nvtx: str | None = None, **options: Any) -> Answer:
+        """Write the capture's Perfetto timeline to `output` (`nsight-ingest timeline`; a `.json` path: Chrome
+        JSON); the answer says what it holds."""
+        from nsight_ingest.report import timeline
+
+        chosen, path = _options(registry.TIMELINE, options), Path(output)
+        report.output_checked(path, self._protected(), "timeline", "output")
+        choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
+
+        def written(run: pipeline.Run) -> dict[str, Any]:
+            wrote = timeline.write(pipeline.timeline(run, self.files, chosen, choice), path, chosen["max_events"])
+            run.warnings.extend(wrote.pop("warnings"))
+            return wrote
+
+        return self.reading.ask(registry.TIMELINE, written)
+
+    def connect(self) -> duckdb.DuckDBPyConnection:
+        """A DuckDB connection to a store holding the capture (sql/schema.sql documents its tables), for SQL of
+        your own: the store `db`, else a temporary store with every column, which goes when the connection
+        does."""
+        run = pipeline.Run(store.connect(self.reading.db, details=True) if self.reading.db is not None
+                           else store.connect(details=True), load_rule_set(self.reading.rules),
+                           sources=self.reading.sources())
+        pipeline.open_capture(run, self.files)
+        return run.con
+
+    def _protected(self) -> list[str]:
+        """The files an output must not replace: the inputs given and the store."""
+        return [*self.files.given(), *([str(self.reading.db)] if self.reading.db is not None else [])]
+
+
+def _windows(nvtx: str | None, time_range: str | None, per_nvtx: str | None, by_nvtx: str | None
+             ) -> dict[str, str | None]:
+    return {"nvtx": nvtx, "time_range": time_range, "per_nvtx": per_nvtx, "by_nvtx": by_nvtx}
+
+
+def open(gpu_trace: PathLike, *, kern_exec: PathLike | None = None, api_trace: PathLike | None = None,
+         nvtx_trace: PathLike | None = None, ncu: Sequence[PathLike] = (), rules: PathLike | None = None,
+         families: PathLike | None = None, findings: PathLike | None = None, db: PathLike | None = None,
+         cache: bool = True, cache_dir: PathLike | None = None, nsys: str | None = None) -> Capture:
+    """A capture to ask questions of: `gpu_trace` is an .nsys-rep, an nsys export (.sqlite, parquetdir or arrowdir
+    folder) or a cuda_gpu_trace CSV (.csv or .csv.gz), its siblings found by name unless given; `ncu`, Nsight
+    Compute exports of the same workload. Nothing is read until a question is asked."""
+    files = pipeline.CaptureFiles(str(gpu_trace), _text(kern_exec), _text(nvtx_trace), _text(api_trace),
+                                  tuple(str(path) for path in ncu))
+    return Capture(files, Reading(rules, families, findings, db, cache, cache_dir, nsys))
+
+
+def ranks(files: Sequence[PathLike], *, families: PathLike | None = None, db: PathLike | None = None,
+          cache: bool = True, cache_dir: PathLike | None = None, nsys: str | None = None, **options: Any) -> Answer:
+    """Several ranks, one capture each, or one capture of several GPUs (`nsight-ingest ranks`); `workers` spreads
+    them over a local Dask cluster, `dask_address` over a running one."""
+    from nsight_ingest import ranks_job
+
+    chosen = _options(registry.RANKS, options)
+    ranks_job.placement_checked(db is not None, chosen)
+    reading = Reading(families=families, db=db, cache=cache, cache_dir=cache_dir, nsys=nsys)
+    captures = [pipeline.CaptureFiles(str(path)) for path in files]
+    return reading.ask(registry.RANKS, lambda run: ranks_job.analyse_ranks(run, captures, chosen))
+
+
+def compare(before: Capture, after: Capture, *, nvtx: str | None = None, time_range: str | None = None,
+            by_nvtx: str | None = None, **options: Any) -> Answer:
+    """The deltas from capture `before` to capture `after` (`nsight-ingest compare A B`), both read as `after`
+    says (its rules, store and cache)."""
+    chosen = _options(registry.COMPARE, options)
+    choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
+    return after.reading.ask(registry.COMPARE, lambda run: pipeline.compare(run, before.files, after.files, None,
+                                                                           chosen, choice))
+
+
+def ncu(files: Sequence[PathLike], *, rules: PathLike | None = None, db: PathLike | None = None,
+        **options: Any) -> Answer:
+    """Nsight Compute exports (raw or details pages), each profiled kernel with its verdict (`nsight-ingest
+    ncu`)."""
+    chosen = _options(registry.NCU, options)
+    reading = Reading(rules=rules, db=db, cache=False)
+    return reading.ask(registry.NCU, lambda run: pipeline.analyse_ncu(run, [str(path) for path in files], chosen))
+
+
+def _text(path: PathLike | None) -> str | None:
+    return None if path is None else str(path)
