@@ -15,7 +15,9 @@ command would print; an option the analysis does not take raises TypeError.
 
 from __future__ import annotations
 
+import difflib
 import json
+import typing
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -23,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from nsight_ingest import pipeline, registry, report, store
 from nsight_ingest.errors import InputError
-from nsight_ingest.finding_rules import load_finding_set
+from nsight_ingest.finding_rules import SEVERITIES, load_finding_set
 from nsight_ingest.rules import load_family_set, load_rule_set
 
 if TYPE_CHECKING:
@@ -41,6 +43,11 @@ class Answer:
     analysis: str
     json_text: str
     warnings: tuple[str, ...] = ()
+
+    def __repr__(self) -> str:
+        shown = self.to_dict()
+        keys = f"{len(shown)} keys" if isinstance(shown, dict) else type(shown).__name__
+        return f"<Answer {self.analysis}: {keys}, {len(self.warnings)} warning(s); to_dict(), frames()>"
 
     def to_dict(self) -> Any:
         """The answer exactly as the command's JSON (NaN and infinities as None, dates as ISO text)."""
@@ -103,22 +110,55 @@ class Reading:
         return Answer(analysis.name, text, tuple(dict.fromkeys([*warnings, *run.warnings])))
 
 
-def _options(analysis: registry.Analysis, given: dict[str, Any]) -> dict[str, Any]:
-    """The analysis' options: its defaults, replaced by those given; one it does not take is a TypeError, a value
-    out of its range an InputError (as the command refuses it)."""
+WINDOWS = ("nvtx", "time_range", "per_nvtx", "by_nvtx")  # the window keywords (the CLI's --range is time_range)
+
+
+def _options(analysis: registry.Analysis, given: dict[str, Any], keywords: tuple[str, ...] = ()) -> dict[str, Any]:
+    """The analysis' options: its defaults, replaced by those given. One it does not take, or a value of the wrong
+    type, is a TypeError (naming the method's other keywords too); a value out of range an InputError, as the
+    command refuses it."""
     known = {option.name: option for option in analysis.options}
-    unknown = sorted(set(given) - set(known))
-    if unknown:
-        raise TypeError(f"{analysis.name} takes no option(s) {', '.join(unknown)}; it takes "
-                        f"{', '.join(known) or 'none'}")
+    for name in given:
+        if name not in known:
+            taken = [*known, *keywords]
+            close = difflib.get_close_matches(name, taken, n=1)
+            raise TypeError(f"{analysis.name} takes no keyword {name!r}" + (f" (did you mean {close[0]!r}?)" if close
+                                                                             else "")
+                            + f"; it takes {', '.join(taken) or 'none'}")
     for name, value in given.items():
         option = known[name]
+        wanted = _wanted_type(option)
+        if not (value is None and (option.default is None or option.kind is not None)) and not _is(value, wanted):
+            raise TypeError(f"{name}={value!r}: give {' or '.join(t.__name__ for t in wanted)}")
         if isinstance(value, int | float) and not isinstance(value, bool):
             if option.minimum is not None and value < option.minimum:
                 raise InputError(f"{name}={value}: at least {option.minimum:g}")
             if option.maximum is not None and value > option.maximum:
                 raise InputError(f"{name}={value}: at most {option.maximum:g}")
     return {**analysis.defaults(), **given}
+
+
+def _wanted_type(option: registry.Option) -> tuple[type, ...]:
+    """The Python types an option takes (a float takes an int too)."""
+    kind = option.kind if option.kind is not None else type(option.default)
+    kinds = tuple(typing.get_origin(k) or k for k in (typing.get_args(kind) or (kind,)) if k is not type(None))
+    return (*kinds, int) if float in kinds else kinds
+
+
+def _is(value: Any, kinds: tuple[type, ...]) -> bool:
+    if isinstance(value, bool):  # a bool is an int to Python, not to an option
+        return bool in kinds
+    return isinstance(value, kinds)
+
+
+def _paths(files: Sequence[PathLike], what: str) -> list[str]:
+    """A list of paths given as one: refused when it is a single path (a str is a sequence of characters) or none."""
+    if isinstance(files, str | Path):
+        raise TypeError(f"{what} takes a list of paths, not one path: [{str(files)!r}]")
+    paths = [str(path) for path in files]
+    if not paths:
+        raise InputError(f"{what}: no files given")
+    return paths
 
 
 @dataclass(frozen=True)
@@ -131,8 +171,8 @@ class Capture:
     reading: Reading = field(default_factory=Reading)
 
     def _analysed(self, analysis: registry.Analysis, windows: dict[str, str | None], options: dict[str, Any],
-                  with_findings: bool = False, fail_on: str | None = None) -> Answer:
-        chosen = _options(analysis, options)
+                  with_findings: bool = False, fail_on: str | None = None, extra: tuple[str, ...] = ()) -> Answer:
+        chosen = _options(analysis, options, (*WINDOWS, *extra))
         choice = pipeline.WindowChoice(**windows)
         return self.reading.ask(analysis, lambda run: pipeline.analyse(run, analysis, self.files, chosen, choice,
                                                                        with_findings, fail_on))
@@ -141,7 +181,7 @@ class Capture:
                  by_nvtx: str | None = None, with_findings: bool = False, **options: Any) -> Answer:
         """Where the kernel time goes (`nsight-ingest classify`); `with_findings` adds the findings."""
         return self._analysed(registry.CLASSIFY, _windows(nvtx, time_range, per_nvtx, by_nvtx), options,
-                              with_findings)
+                              with_findings, extra=("with_findings",))
 
     def launches(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
                  by_nvtx: str | None = None, **options: Any) -> Answer:
@@ -156,8 +196,10 @@ class Capture:
     def findings(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
                  by_nvtx: str | None = None, fail_on: str | None = None, **options: Any) -> Answer:
         """What to fix first (`nsight-ingest findings`); `fail_on` a severity gives the answer its gate."""
+        if fail_on is not None and fail_on not in SEVERITIES:
+            raise InputError(f"fail_on={fail_on!r}: one of {', '.join(SEVERITIES)}")
         return self._analysed(registry.FINDINGS, _windows(nvtx, time_range, per_nvtx, by_nvtx), options,
-                              fail_on=fail_on)
+                              fail_on=fail_on, extra=("fail_on",))
 
     def audit(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
               by_nvtx: str | None = None, **options: Any) -> Answer:
@@ -169,7 +211,7 @@ class Capture:
         """Write the capture's HTML page to `output` (`nsight-ingest report`); the answer says what it holds."""
         from nsight_ingest.report import capture_page
 
-        chosen, path = _options(registry.REPORT, options), Path(output)
+        chosen, path = _options(registry.REPORT, options, ("output", "nvtx", "time_range", "by_nvtx")), Path(output)
         report.output_checked(path, self._protected(), "report", "output")
         choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
         return self.reading.ask(registry.REPORT, lambda run: capture_page.write(
@@ -181,7 +223,7 @@ class Capture:
         JSON); the answer says what it holds."""
         from nsight_ingest.report import timeline
 
-        chosen, path = _options(registry.TIMELINE, options), Path(output)
+        chosen, path = _options(registry.TIMELINE, options, ("output", "nvtx", "time_range", "by_nvtx")), Path(output)
         report.output_checked(path, self._protected(), "timeline", "output")
         choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
 
@@ -209,7 +251,13 @@ class Capture:
 
 def _windows(nvtx: str | None, time_range: str | None, per_nvtx: str | None, by_nvtx: str | None
              ) -> dict[str, str | None]:
-    return {"nvtx": nvtx, "time_range": time_range, "per_nvtx": per_nvtx, "by_nvtx": by_nvtx}
+    chosen = {"nvtx": nvtx, "time_range": time_range, "per_nvtx": per_nvtx, "by_nvtx": by_nvtx}
+    for name, value in chosen.items():
+        if value is not None and not isinstance(value, str):
+            raise TypeError(f"{name}={value!r}: give text (" + ("'START_NS:END_NS', e.g. '1000:2000'"
+                                                                if name == "time_range" else "an NVTX name or regex")
+                            + ")")
+    return chosen
 
 
 def open(gpu_trace: PathLike, *, kern_exec: PathLike | None = None, api_trace: PathLike | None = None,
@@ -219,8 +267,8 @@ def open(gpu_trace: PathLike, *, kern_exec: PathLike | None = None, api_trace: P
     """A capture to ask questions of: `gpu_trace` is an .nsys-rep, an nsys export (.sqlite, parquetdir or arrowdir
     folder) or a cuda_gpu_trace CSV (.csv or .csv.gz), its siblings found by name unless given; `ncu`, Nsight
     Compute exports of the same workload. Nothing is read until a question is asked."""
-    files = pipeline.CaptureFiles(str(gpu_trace), _text(kern_exec), _text(nvtx_trace), _text(api_trace),
-                                  tuple(str(path) for path in ncu))
+    files = pipeline.CaptureFiles(_text(gpu_trace), _text(kern_exec), _text(nvtx_trace), _text(api_trace),
+                                  tuple(_text(path) for path in _paths(ncu, "ncu")) if ncu else ())
     return Capture(files, Reading(rules, families, findings, db, cache, cache_dir, nsys))
 
 
@@ -230,18 +278,19 @@ def ranks(files: Sequence[PathLike], *, families: PathLike | None = None, db: Pa
     them over a local Dask cluster, `dask_address` over a running one."""
     from nsight_ingest import ranks_job
 
-    chosen = _options(registry.RANKS, options)
+    captures = [pipeline.CaptureFiles(path) for path in _paths(files, "ranks")]
+    chosen = _options(registry.RANKS, options, ("families", "db", "cache", "cache_dir", "nsys"))
     ranks_job.placement_checked(db is not None, chosen)
     reading = Reading(families=families, db=db, cache=cache, cache_dir=cache_dir, nsys=nsys)
-    captures = [pipeline.CaptureFiles(str(path)) for path in files]
     return reading.ask(registry.RANKS, lambda run: ranks_job.analyse_ranks(run, captures, chosen))
 
 
-def compare(before: Capture, after: Capture, *, nvtx: str | None = None, time_range: str | None = None,
-            by_nvtx: str | None = None, **options: Any) -> Answer:
-    """The deltas from capture `before` to capture `after` (`nsight-ingest compare A B`), both read as `after`
-    says (its rules, store and cache)."""
-    chosen = _options(registry.COMPARE, options)
+def compare(before: Capture | PathLike, after: Capture | PathLike, *, nvtx: str | None = None,
+            time_range: str | None = None, by_nvtx: str | None = None, **options: Any) -> Answer:
+    """The deltas from capture `before` to capture `after` (`nsight-ingest compare A B`; a path is opened with the
+    defaults), both read as `after` says (its rules, store and cache)."""
+    before, after = (side if isinstance(side, Capture) else open(side) for side in (before, after))
+    chosen = _options(registry.COMPARE, options, ("nvtx", "time_range", "by_nvtx"))
     choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
     return after.reading.ask(registry.COMPARE, lambda run: pipeline.compare(run, before.files, after.files, None,
                                                                            chosen, choice))
@@ -251,10 +300,11 @@ def ncu(files: Sequence[PathLike], *, rules: PathLike | None = None, db: PathLik
         **options: Any) -> Answer:
     """Nsight Compute exports (raw or details pages), each profiled kernel with its verdict (`nsight-ingest
     ncu`)."""
-    chosen = _options(registry.NCU, options)
+    paths = _paths(files, "ncu")
+    chosen = _options(registry.NCU, options, ("rules", "db"))
     reading = Reading(rules=rules, db=db, cache=False)
-    return reading.ask(registry.NCU, lambda run: pipeline.analyse_ncu(run, [str(path) for path in files], chosen))
+    return reading.ask(registry.NCU, lambda run: pipeline.analyse_ncu(run, paths, chosen))
 
 
 def _text(path: PathLike | None) -> str | None:
-    return None if path is None else str(path)
+    return None if path is None else str(Path(path).expanduser())

@@ -84,12 +84,28 @@ def test_an_output_over_an_input_is_refused(tmp_path):
 
 def test_options_are_checked():
     capture = nsight_ingest.open(GOOD)
-    with pytest.raises(TypeError, match=r"classify takes no option.*topp.*it takes top"):
+    with pytest.raises(TypeError, match=r"classify takes no keyword 'topp' \(did you mean 'top'\?\); it takes top"):
         capture.classify(topp=3)
     with pytest.raises(InputError, match="top=0: at least 1"):
         capture.classify(top=0)
     with pytest.raises(InputError, match="choose one of"):
         capture.classify(nvtx="a", time_range="0:10")
+    with pytest.raises(TypeError, match=r"no keyword 'range' \(did you mean 'time_range'\?\)"):
+        capture.classify(range="0:10")
+    for wrong in (None, True, "5", 5.5):  # top is a whole number
+        with pytest.raises(TypeError, match=r"top=.*: give int"):
+            capture.classify(top=wrong)
+    with pytest.raises(TypeError, match=r"time_range=.*give text"):
+        capture.classify(time_range=(0, 10))
+    with pytest.raises(InputError, match="fail_on='critical': one of high, medium, low"):
+        capture.findings(fail_on="critical")
+    with pytest.raises(TypeError, match="a list of paths, not one path"):
+        nsight_ingest.ranks(str(GOOD))
+    with pytest.raises(TypeError, match="a list of paths, not one path"):
+        nsight_ingest.open(GOOD, ncu=str(GOOD))
+    with pytest.raises(InputError, match="ncu: no files given"):
+        nsight_ingest.ncu([])
+    assert capture.classify(latency_below=5).to_dict()  # a whole number where a float goes
 
 
 def test_a_missing_file_is_the_commands_error(run_cli, tmp_path):
@@ -102,8 +118,7 @@ def test_a_missing_file_is_the_commands_error(run_cli, tmp_path):
 def test_ranks_compare_and_ncu_are_the_commands_json(run_cli):
     two_gpus = DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite"
     assert nsight_ingest.ranks([two_gpus]).to_dict() == run_cli("ranks", two_gpus).json()
-    assert nsight_ingest.compare(nsight_ingest.open(GOOD), nsight_ingest.open(GRAPH)).to_dict() == \
-        run_cli("compare", GOOD, GRAPH).json()
+    assert nsight_ingest.compare(nsight_ingest.open(GOOD), GRAPH).to_dict() == run_cli("compare", GOOD, GRAPH).json()
     raw = DATA / "ncu" / "h200_dit_raw_metrics.csv"
     assert nsight_ingest.ncu([raw]).to_dict() == run_cli("ncu", raw).json()
 
