@@ -25,8 +25,7 @@ from typing import TYPE_CHECKING, Any
 
 from nsight_ingest import pipeline, registry, report, store
 from nsight_ingest.errors import InputError
-from nsight_ingest.finding_rules import SEVERITIES, load_finding_set
-from nsight_ingest.rules import load_family_set, load_rule_set
+from nsight_ingest.finding_rules import SEVERITIES
 
 if TYPE_CHECKING:
     import duckdb
@@ -95,8 +94,7 @@ class Reading:
     def ask(self, analysis: registry.Analysis, compute: Callable[[pipeline.Run], Any]) -> Answer:
         """`compute` on a run of its own, as the command runs it: a damaged cached store read again, the new
         store kept in the cache, the store closed; its answer with the warnings."""
-        run = pipeline.Run(store.connect(self.db) if self.db is not None else None, load_rule_set(self.rules),
-                           load_family_set(self.families), load_finding_set(self.findings), sources=self.sources())
+        run = pipeline.start_run(self.db, self.rules, self.sources(), self.families, self.findings)
         try:
             text = report.to_json(pipeline.guarded(run, compute))
         except BaseException:
@@ -111,6 +109,7 @@ class Reading:
 
 
 WINDOWS = ("nvtx", "time_range", "per_nvtx", "by_nvtx")  # the window keywords (the CLI's --range is time_range)
+ONE_WINDOW = ("nvtx", "time_range", "by_nvtx")  # those of an answer that is one page or one comparison
 
 
 def _options(analysis: registry.Analysis, given: dict[str, Any], keywords: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -155,7 +154,7 @@ def _paths(files: Sequence[PathLike], what: str) -> list[str]:
     """A list of paths given as one: refused when it is a single path (a str is a sequence of characters) or none."""
     if isinstance(files, str | Path):
         raise TypeError(f"{what} takes a list of paths, not one path: [{str(files)!r}]")
-    paths = [str(path) for path in files]
+    paths = [_text(path) for path in files]
     if not paths:
         raise InputError(f"{what}: no files given")
     return paths
@@ -211,7 +210,7 @@ class Capture:
         """Write the capture's HTML page to `output` (`nsight-ingest report`); the answer says what it holds."""
         from nsight_ingest.report import capture_page
 
-        chosen, path = _options(registry.REPORT, options, ("output", "nvtx", "time_range", "by_nvtx")), Path(output)
+        chosen, path = _options(registry.REPORT, options, ("output", *ONE_WINDOW)), Path(output)
         report.output_checked(path, self._protected(), "report", "output")
         choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
         return self.reading.ask(registry.REPORT, lambda run: capture_page.write(
@@ -223,7 +222,7 @@ class Capture:
         JSON); the answer says what it holds."""
         from nsight_ingest.report import timeline
 
-        chosen, path = _options(registry.TIMELINE, options, ("output", "nvtx", "time_range", "by_nvtx")), Path(output)
+        chosen, path = _options(registry.TIMELINE, options, ("output", *ONE_WINDOW)), Path(output)
         report.output_checked(path, self._protected(), "timeline", "output")
         choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
 
@@ -238,9 +237,8 @@ class Capture:
         """A DuckDB connection to a store holding the capture (sql/schema.sql documents its tables), for SQL of
         your own: the store `db`, else a temporary store with every column, which goes when the connection
         does."""
-        run = pipeline.Run(store.connect(self.reading.db, details=True) if self.reading.db is not None
-                           else store.connect(details=True), load_rule_set(self.reading.rules),
-                           sources=self.reading.sources())
+        run = pipeline.start_run(self.reading.db, self.reading.rules, self.reading.sources())
+        run.con = run.con or store.connect(details=True)  # not the cached store: the connection is the caller's
         pipeline.open_capture(run, self.files)
         return run.con
 
@@ -268,7 +266,7 @@ def open(gpu_trace: PathLike, *, kern_exec: PathLike | None = None, api_trace: P
     folder) or a cuda_gpu_trace CSV (.csv or .csv.gz), its siblings found by name unless given; `ncu`, Nsight
     Compute exports of the same workload. Nothing is read until a question is asked."""
     files = pipeline.CaptureFiles(_text(gpu_trace), _text(kern_exec), _text(nvtx_trace), _text(api_trace),
-                                  tuple(_text(path) for path in _paths(ncu, "ncu")) if ncu else ())
+                                  tuple(_paths(ncu, "ncu")) if ncu else ())
     return Capture(files, Reading(rules, families, findings, db, cache, cache_dir, nsys))
 
 
@@ -290,7 +288,7 @@ def compare(before: Capture | PathLike, after: Capture | PathLike, *, nvtx: str 
     """The deltas from capture `before` to capture `after` (`nsight-ingest compare A B`; a path is opened with the
     defaults), both read as `after` says (its rules, store and cache)."""
     before, after = (side if isinstance(side, Capture) else open(side) for side in (before, after))
-    chosen = _options(registry.COMPARE, options, ("nvtx", "time_range", "by_nvtx"))
+    chosen = _options(registry.COMPARE, options, ONE_WINDOW)
     choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
     return after.reading.ask(registry.COMPARE, lambda run: pipeline.compare(run, before.files, after.files, None,
                                                                            chosen, choice))

@@ -16,11 +16,10 @@ import typer
 
 from nsight_ingest import nightly, pipeline, ranks_job, registry, report, settings, store
 from nsight_ingest.errors import InputError, first_line
-from nsight_ingest.finding_rules import SEVERITIES, load_finding_set
+from nsight_ingest.finding_rules import SEVERITIES
 from nsight_ingest.history import Baseline
 from nsight_ingest.nightly import LOCK_TIMEOUT_S
 from nsight_ingest.report.progress import progress_bar
-from nsight_ingest.rules import load_family_set, load_rule_set
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Turn Nsight Systems / Nsight Compute CSV exports into answers.")
@@ -53,15 +52,6 @@ def _warn_about(run: pipeline.Run) -> None:
     """Print the warnings gathered while answering (a pipeline.Run)."""
     for warning in dict.fromkeys(run.warnings):  # a command that answers twice (classify --html) warns once
         _warn(warning)
-
-
-def _run(db: str | None, rules: Path | None, sources: pipeline.Sources | None = None,
-         families: Path | None = None, findings: Path | None = None) -> pipeline.Run:
-    """A pipeline.Run on the store `db` (without it: the cached store of the inputs, or a temporary one) with the rule
-    sets of `rules`, `families` and `findings`, reading inputs as `sources` says."""
-    rule_set, family_set, finding_set = load_rule_set(rules), load_family_set(families), load_finding_set(findings)
-    return pipeline.Run(store.connect(db) if db is not None else None, rule_set, family_set, finding_set,
-                        sources=sources or pipeline.Sources())
 
 
 GpuTrace = Annotated[str, typer.Argument(
@@ -158,7 +148,8 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
         given["options"] = {o.name: given.pop(o.name) for o in options}
         _outputs_checked(given, analysis)
         sources = pipeline.Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
-        run = _run(given["db"], given.get("rules"), sources, given.get("families"), given.get("findings_dir"))
+        run = pipeline.start_run(given["db"], given.get("rules"), sources, given.get("families"),
+                                 given.get("findings_dir"))
         result = pipeline.guarded(run, lambda current: body(given, current))
         _warn_about(run)
         _print(result, given["fmt"], analysis, given.get("details", False))
@@ -287,7 +278,7 @@ def ingest(
     cache_dir: CacheDir = None,
 ) -> None:
     """Load captures into a persistent store without analysing them (`query` and the analyses read it later)."""
-    run = _run(db, None, pipeline.Sources(nsys, cache_dir))
+    run = pipeline.start_run(db, None, pipeline.Sources(nsys, cache_dir))
     loaded = pipeline.ingest(run, gpu_traces)
     _warn_about(run)
     print(report.to_json(loaded))

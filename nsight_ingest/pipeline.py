@@ -31,7 +31,7 @@ from nsight_ingest.registry import (
     TIMELINE,
     Analysis,
 )
-from nsight_ingest.rules import RuleSet, load_family_set
+from nsight_ingest.rules import RuleSet, load_family_set, load_rule_set
 from nsight_ingest.sqlmodules import ModuleError, Scope, order
 
 
@@ -159,6 +159,15 @@ class Run:
     sources: Sources = field(default_factory=Sources)
     cached: store_cache.CachedStore | None = None
     details: bool = False  # a temporary store keeps the columns no analysis reads (grid, block) for the timeline
+
+
+def start_run(db: str | Path | None, rules: str | Path | None = None, sources: Sources | None = None,
+              families: str | Path | None = None, findings: str | Path | None = None) -> Run:
+    """A Run on the store `db` (without it: the cached store of the inputs, or a temporary one, once they are
+    known) with the rule sets of `rules`, `families` and `findings` (None: the bundled ones), reading inputs as
+    `sources` says."""
+    return Run(store.connect(db) if db is not None else None, load_rule_set(rules), load_family_set(families),
+               load_finding_set(findings), sources=sources or Sources())
 
 
 def connect(run: Run, captures: list[CaptureInputs] = ()) -> duckdb.DuckDBPyConnection:
