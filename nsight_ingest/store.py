@@ -77,10 +77,7 @@ def connect(path: str | Path | None = None, *, read_only: bool = False, details:
     # A store in a file the user names keeps insertion order: unordered parallel inserts leave the blocks of partly
     # filled row groups free but inside the file (1M operations with 16 threads: 56-62 MB instead of 34 MB). A
     # temporary store's file is thrown away; the cache gets a compact copy of it (store_cache).
-    try:
-        spill = spill or spill_folder()
-    except OSError as exc:
-        raise InputError(_no_temporary_room(settings.temp_dir() or tempfile.gettempdir(), exc)) from None
+    spill = spill or spill_folder()
     config = {"memory_limit": MEMORY_LIMIT, "temp_directory": spill,
               "preserve_insertion_order": not (temporary or in_memory),
               # a store is a local file: no extension is fetched or loaded for a path that looks like a URL
@@ -109,11 +106,15 @@ def spill_folder() -> str:
     """This process's folder for DuckDB's spills and its temporary stores, made on first use. It is unique to the
     process (processes of other hosts or containers may share the temporary folder, and a pid with it) and removed
     when the process ends, a worker of a multiprocessing pool too (it ends without running atexit handlers, but
-    runs multiprocessing's finalizers); DuckDB itself leaves the folder behind."""
+    runs multiprocessing's finalizers); DuckDB itself leaves the folder behind. A folder that cannot be made is
+    the command's bad input."""
     key = (os.getpid(), os.path.abspath(settings.temp_dir() or tempfile.gettempdir()))
     if key not in _SPILL_FOLDERS:
-        os.makedirs(key[1], exist_ok=True)
-        folder = tempfile.mkdtemp(prefix=f"nsight-ingest-{key[0]}-", dir=key[1])
+        try:
+            os.makedirs(key[1], exist_ok=True)
+            folder = tempfile.mkdtemp(prefix=f"nsight-ingest-{key[0]}-", dir=key[1])
+        except OSError as exc:
+            raise InputError(_no_temporary_room(key[1], exc)) from None
         Finalize(None, shutil.rmtree, args=(folder,), kwargs={"ignore_errors": True}, exitpriority=0)
         _SPILL_FOLDERS[key] = folder
     return _SPILL_FOLDERS[key]
