@@ -170,20 +170,25 @@ def new_store(store_path: Path, ingest: list[str] | None = None) -> Callable[[],
     return prepare
 
 
+def written_whole(folder: Path, write: Callable[[Path], object]) -> Path:
+    """`folder`, unless it is there, filled by `write` beside it and renamed when whole, so that a run cut short
+    leaves no half-generated input for the next to reuse."""
+    if not folder.exists():
+        partial = folder.with_name(folder.name + ".partial")
+        shutil.rmtree(partial, ignore_errors=True)
+        partial.mkdir(parents=True)
+        write(partial)
+        partial.rename(folder)
+    return folder
+
+
 def capture(rows: int) -> tuple[Path, Path]:
     """The generated capture of about `rows` GPU operations (cached in bench_out/)."""
     per_block = sum(count for count, _ in DIT_BLOCK.values()) + DIT_BLOCK_MEMOPS
     repeats = max(1, round(rows / per_block))
     folder = OUT / f"rows_{repeats * per_block}"
-    gpu = folder / "bench_cuda_gpu_trace.csv"
-    if not gpu.exists():  # written beside and renamed, so that a run cut short leaves no half capture to reuse
-        partial = folder.with_name(folder.name + ".partial")
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir(parents=True)
-        dit_blocks(partial, "bench", repeats=repeats)
-        shutil.rmtree(folder, ignore_errors=True)
-        partial.rename(folder)
-    return gpu, folder / "bench_cuda_kern_exec_trace.csv"
+    written_whole(folder, lambda partial: dit_blocks(partial, "bench", repeats=repeats))
+    return folder / "bench_cuda_gpu_trace.csv", folder / "bench_cuda_kern_exec_trace.csv"
 
 
 def line_count(path: Path) -> int:
@@ -286,9 +291,8 @@ def measure_ranks(ranks: int, kernels_per_rank: int, workers: int) -> dict:
     from tools.gen_ranks import generate
 
     folder = OUT / f"ranks_{ranks}x{kernels_per_rank}"
-    if not folder.exists():
-        folder.mkdir(parents=True)
-        generate(folder, ranks=ranks, steps=max(1, kernels_per_rank // 12), seed=3)
+    written_whole(folder, lambda partial: generate(partial, ranks=ranks, steps=max(1, kernels_per_rank // 12),
+                                                   seed=3))
     files = sorted(str(p) for p in folder.glob("*_cuda_gpu_trace.csv"))
     cache_dir = OUT / "ranks_cache"
     command = [*CLI, "ranks", *files, "--cache-dir", str(cache_dir)]
@@ -425,12 +429,8 @@ def measure_inputs(rows: int) -> dict:
     gpu, kern = capture(rows)
     exports = gpu.parent / "exports"
     sqlite_path, parquet, arrow = exports / "bench.sqlite", exports / "bench_pq", exports / "bench_arrow"
-    if not exports.exists():  # written beside and renamed, as the capture
-        partial = gpu.parent / "exports.partial"
-        shutil.rmtree(partial, ignore_errors=True)
-        partial.mkdir()
-        write_exports(gpu, kern, partial / "bench.sqlite", partial / "bench_pq", partial / "bench_arrow")
-        partial.rename(exports)
+    written_whole(exports, lambda partial: write_exports(gpu, kern, partial / "bench.sqlite", partial / "bench_pq",
+                                                         partial / "bench_arrow"))
     gzipped = {path: gpu.parent / "gz" / f"{path.name}.gz" for path in (gpu, kern)}
     for path, packed in gzipped.items():
         if not packed.exists():
