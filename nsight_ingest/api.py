@@ -23,9 +23,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from nsight_ingest import pipeline, registry, report, store
+from nsight_ingest import pipeline, registry, report, runs, store
 from nsight_ingest.errors import InputError
 from nsight_ingest.finding_rules import SEVERITIES
+from nsight_ingest.readers.capture import CaptureFiles, Sources
+from nsight_ingest.windows import WindowChoice
 
 if TYPE_CHECKING:
     import duckdb
@@ -87,22 +89,29 @@ class Reading:
     cache_dir: PathLike | None = None
     nsys: str | None = None
 
-    def sources(self) -> pipeline.Sources:
+    def sources(self) -> Sources:
         """How the pipeline reads the inputs."""
-        return pipeline.Sources(self.nsys, Path(self.cache_dir) if self.cache_dir is not None else None, self.cache)
+        return Sources(self.nsys, Path(self.cache_dir) if self.cache_dir is not None else None, self.cache)
 
-    def ask(self, analysis: registry.Analysis, compute: Callable[[pipeline.Run], Any]) -> Answer:
-        """`compute` on a run of its own, as the command runs it: a damaged cached store read again, the new
-        store kept in the cache, the store closed; its answer with the warnings."""
-        run = pipeline.start_run(self.db, self.rules, self.sources(), self.families, self.findings)
+    def ask(self, analysis: registry.Analysis, request: pipeline.Request,
+            written: Callable[[dict[str, Any], runs.Run], dict[str, Any]] | None = None) -> Answer:
+        """The pipeline's answer to the request on a run of its own, as the command runs it (then `written`, the
+        file it writes and what it says of it): a damaged cached store read again, the new store kept in the
+        cache, the store closed; the answer with the warnings."""
+        run = runs.start_run(self.db, self.rules, self.sources(), self.families, self.findings)
+
+        def compute(current: runs.Run) -> dict[str, Any]:
+            found = pipeline.answer(current, analysis, request)
+            return written(found, current) if written else found
+
         try:
-            text = report.to_json(pipeline.guarded(run, compute))
+            text = report.to_json(runs.guarded(run, compute))
         except BaseException:
-            pipeline.abandon(run)  # in a long-lived process a cached store's lock must not outlive the question
+            runs.abandon(run)  # in a long-lived process a cached store's lock must not outlive the question
             raise
         warnings = list(run.warnings)
         run.warnings.clear()
-        pipeline.finish(run)  # a new cached store kept, then closed
+        runs.finish(run)  # a new cached store kept, then closed
         if run.cached is None and run.con is not None:
             run.con.close()
         return Answer(analysis.name, text, tuple(dict.fromkeys([*warnings, *run.warnings])))
@@ -166,15 +175,15 @@ class Capture:
     Each method answers one command; windows (`nvtx`, `time_range` as 'START_NS:END_NS', `per_nvtx`, `by_nvtx`)
     and the analysis' own options are keyword arguments, named as the command's flags are (`--top` is `top`)."""
 
-    files: pipeline.CaptureFiles
+    files: CaptureFiles
     reading: Reading = field(default_factory=Reading)
 
     def _analysed(self, analysis: registry.Analysis, windows: dict[str, str | None], options: dict[str, Any],
                   with_findings: bool = False, fail_on: str | None = None, extra: tuple[str, ...] = ()) -> Answer:
         chosen = _options(analysis, options, (*WINDOWS, *extra))
-        choice = pipeline.WindowChoice(**windows)
-        return self.reading.ask(analysis, lambda run: pipeline.analyse(run, analysis, self.files, chosen, choice,
-                                                                       with_findings, fail_on))
+        return self.reading.ask(analysis, pipeline.Request((self.files,), options=chosen,
+                                                           choice=WindowChoice(**windows),
+                                                           with_findings=with_findings, fail_on=fail_on))
 
     def classify(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
                  by_nvtx: str | None = None, with_findings: bool = False, **options: Any) -> Answer:
@@ -212,9 +221,9 @@ class Capture:
 
         chosen, path = _options(registry.REPORT, options, ("output", *ONE_WINDOW)), Path(output)
         report.output_checked(path, self._protected(), "report", "output")
-        choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
-        return self.reading.ask(registry.REPORT, lambda run: capture_page.write(
-            pipeline.report(run, self.files, chosen, choice), path, "output"))
+        request = pipeline.Request((self.files,), options=chosen,
+                                   choice=WindowChoice(**_windows(nvtx, time_range, None, by_nvtx)))
+        return self.reading.ask(registry.REPORT, request, lambda found, run: capture_page.write(found, path, "output"))
 
     def timeline(self, output: PathLike, *, nvtx: str | None = None, time_range: str | None = None,
                  by_nvtx: str | None = None, **options: Any) -> Answer:
@@ -224,22 +233,23 @@ class Capture:
 
         chosen, path = _options(registry.TIMELINE, options, ("output", *ONE_WINDOW)), Path(output)
         report.output_checked(path, self._protected(), "timeline", "output")
-        choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
+        request = pipeline.Request((self.files,), options=chosen,
+                                   choice=WindowChoice(**_windows(nvtx, time_range, None, by_nvtx)))
 
-        def written(run: pipeline.Run) -> dict[str, Any]:
-            wrote = timeline.write(pipeline.timeline(run, self.files, chosen, choice), path, chosen["max_events"])
+        def written(found: dict[str, Any], run: runs.Run) -> dict[str, Any]:
+            wrote = timeline.write(found, path, chosen["max_events"])
             run.warnings.extend(wrote.pop("warnings"))
             return wrote
 
-        return self.reading.ask(registry.TIMELINE, written)
+        return self.reading.ask(registry.TIMELINE, request, written)
 
     def connect(self) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection to a store holding the capture (sql/schema.sql documents its tables), for SQL of
         your own: the store `db`, else a temporary store with every column, which goes when the connection
         does."""
-        run = pipeline.start_run(self.reading.db, self.reading.rules, self.reading.sources())
+        run = runs.start_run(self.reading.db, self.reading.rules, self.reading.sources())
         run.con = run.con or store.connect(details=True)  # not the cached store: the connection is the caller's
-        pipeline.open_capture(run, self.files)
+        runs.open_capture(run, self.files)
         return run.con
 
     def _protected(self) -> list[str]:
@@ -265,8 +275,8 @@ def open(gpu_trace: PathLike, *, kern_exec: PathLike | None = None, api_trace: P
     """A capture to ask questions of: `gpu_trace` is an .nsys-rep, an nsys export (.sqlite, parquetdir or arrowdir
     folder) or a cuda_gpu_trace CSV (.csv or .csv.gz), its siblings found by name unless given; `ncu`, Nsight
     Compute exports of the same workload. Nothing is read until a question is asked."""
-    files = pipeline.CaptureFiles(_text(gpu_trace), _text(kern_exec), _text(nvtx_trace), _text(api_trace),
-                                  tuple(_paths(ncu, "ncu")) if ncu else ())
+    files = CaptureFiles(_text(gpu_trace), _text(kern_exec), _text(nvtx_trace), _text(api_trace),
+                         tuple(_paths(ncu, "ncu")) if ncu else ())
     return Capture(files, Reading(rules, families, findings, db, cache, cache_dir, nsys))
 
 
@@ -276,11 +286,11 @@ def ranks(files: Sequence[PathLike], *, families: PathLike | None = None, db: Pa
     them over a local Dask cluster, `dask_address` over a running one."""
     from nsight_ingest import ranks_job
 
-    captures = [pipeline.CaptureFiles(path) for path in _paths(files, "ranks")]
+    captures = tuple(CaptureFiles(path) for path in _paths(files, "ranks"))
     chosen = _options(registry.RANKS, options, ("families", "db", "cache", "cache_dir", "nsys"))
     ranks_job.placement_checked(db is not None, chosen)
     reading = Reading(families=families, db=db, cache=cache, cache_dir=cache_dir, nsys=nsys)
-    return reading.ask(registry.RANKS, lambda run: ranks_job.analyse_ranks(run, captures, chosen))
+    return reading.ask(registry.RANKS, pipeline.Request(captures, options=chosen))
 
 
 def compare(before: Capture | PathLike, after: Capture | PathLike, *, nvtx: str | None = None,
@@ -289,9 +299,9 @@ def compare(before: Capture | PathLike, after: Capture | PathLike, *, nvtx: str 
     defaults), both read as `after` says (its rules, store and cache)."""
     before, after = (side if isinstance(side, Capture) else open(side) for side in (before, after))
     chosen = _options(registry.COMPARE, options, ONE_WINDOW)
-    choice = pipeline.WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
-    return after.reading.ask(registry.COMPARE, lambda run: pipeline.compare(run, before.files, after.files, None,
-                                                                           chosen, choice))
+    choice = WindowChoice(**_windows(nvtx, time_range, None, by_nvtx))
+    return after.reading.ask(registry.COMPARE, pipeline.Request((before.files, after.files), options=chosen,
+                                                                choice=choice))
 
 
 def ncu(files: Sequence[PathLike], *, rules: PathLike | None = None, db: PathLike | None = None,
@@ -301,7 +311,7 @@ def ncu(files: Sequence[PathLike], *, rules: PathLike | None = None, db: PathLik
     paths = _paths(files, "ncu")
     chosen = _options(registry.NCU, options, ("rules", "db"))
     reading = Reading(rules=rules, db=db, cache=False)
-    return reading.ask(registry.NCU, lambda run: pipeline.analyse_ncu(run, paths, chosen))
+    return reading.ask(registry.NCU, pipeline.Request(ncu_files=tuple(paths), options=chosen))
 
 
 def _text(path: PathLike | None) -> str | None:

@@ -7,6 +7,7 @@ import inspect
 import os
 import signal
 import sys
+from dataclasses import replace
 from enum import StrEnum
 from pathlib import Path
 from typing import Annotated, Any
@@ -14,12 +15,14 @@ from typing import Annotated, Any
 import duckdb
 import typer
 
-from nsight_ingest import nightly, pipeline, ranks_job, registry, report, settings, store
+from nsight_ingest import nightly, pipeline, ranks_job, registry, report, runs, settings, store
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.finding_rules import SEVERITIES
 from nsight_ingest.history import Baseline
 from nsight_ingest.nightly import LOCK_TIMEOUT_S
+from nsight_ingest.readers.capture import CaptureFiles, Sources
 from nsight_ingest.report.progress import progress_bar
+from nsight_ingest.windows import WindowChoice
 
 app = typer.Typer(add_completion=False, pretty_exceptions_enable=False, no_args_is_help=True,
                   help="Turn Nsight Systems / Nsight Compute CSV exports into answers.")
@@ -48,8 +51,8 @@ def _warn(message: str) -> None:
     print(f"nsight-ingest: {message}", file=sys.stderr)
 
 
-def _warn_about(run: pipeline.Run) -> None:
-    """Print the warnings gathered while answering (a pipeline.Run)."""
+def _warn_about(run: runs.Run) -> None:
+    """Print the warnings gathered while answering (a runs.Run)."""
     for warning in dict.fromkeys(run.warnings):  # a command that answers twice (classify --html) warns once
         _warn(warning)
 
@@ -104,17 +107,17 @@ PerNvtxRefused = Annotated[str | None, typer.Option("--per-nvtx", hidden=True)]
 def _print(result: Any, fmt: Format, analysis: registry.Analysis, details: bool = False) -> None:
     if fmt is Format.json:
         print(report.to_json(result))
-    elif analysis.windows and ("windows" in result or "groups" in result):  # a row per window or group, then each
-        from nsight_ingest.report import tables
+        return
+    from nsight_ingest.report import tables  # rich loads only for a table
 
+    printer = getattr(tables, analysis.printer)
+    if analysis.windows and ("windows" in result or "groups" in result):  # a row per window or group, then each
         tables.print_windows(result)
         for part in pipeline.parts_of(result) if details or "groups" in result else ():
-            analysis.print_table(part)
+            printer(part)
     else:
-        analysis.print_table(result)
-    if fmt is Format.table and isinstance(result.get("findings"), dict):  # classify --findings
-        from nsight_ingest.report import tables
-
+        printer(result)
+    if isinstance(result.get("findings"), dict):  # classify --findings
         tables.print_findings(result["findings"])
 
 
@@ -131,11 +134,17 @@ def _keyword(name: str, annotation: Any, default: Any = None) -> inspect.Paramet
 SOURCES = (_keyword("nsys", Nsys), _keyword("cache_dir", CacheDir), _keyword("no_cache", NoCache, False))
 
 
-def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
+def _answered(given: dict[str, Any], run: runs.Run, analysis: registry.Analysis) -> Any:
+    return pipeline.answer(run, analysis, _request(analysis, given))
+
+
+def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body=None,
              extra: tuple[registry.Option, ...] = (), captures: bool = True):
     """A typer command of `analysis`: its `inputs`, --rules when it classifies, --db, how captures are read (when
     it reads `captures`), its options (and `extra` ones) and --format; `body(given, run)` returns the result to
-    print (given: the parsed values, the options under `options`), and the run's warnings are printed."""
+    print (given: the parsed values, the options under `options`; without a body, the pipeline's answer to them),
+    and the run's warnings are printed."""
+    body = body or (lambda given, run: _answered(given, run, analysis))
     options = (*analysis.options, *extra)
     rules = [_keyword("rules", Rules)] if analysis.uses_rules else []
     rules += [_keyword("families", Families)] if analysis.uses_rules or analysis.uses_families else []
@@ -147,15 +156,14 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
     def command(**given: Any) -> None:
         given["options"] = {o.name: given.pop(o.name) for o in options}
         _outputs_checked(given, analysis)
-        sources = pipeline.Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
-        run = pipeline.start_run(given["db"], given.get("rules"), sources, given.get("families"),
-                                 given.get("findings_dir"))
-        result = pipeline.guarded(run, lambda current: body(given, current))
+        sources = Sources(given.get("nsys"), given.get("cache_dir"), not given.get("no_cache"))
+        run = runs.start_run(given["db"], given.get("rules"), sources, given.get("families"), given.get("findings_dir"))
+        result = runs.guarded(run, lambda current: body(given, current))
         _warn_about(run)
         _print(result, given["fmt"], analysis, given.get("details", False))
         sys.stdout.flush()  # the answer is out before its store is written to the cache
         run.warnings.clear()
-        pipeline.finish(run)
+        runs.finish(run)
         _warn_about(run)
         if pipeline.gate_failed(result):  # compare --fail-above or --fail-on: CI stops here
             raise typer.Exit(1)
@@ -163,6 +171,21 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body,
     command.__signature__ = inspect.Signature(parameters)
     command.__doc__ = analysis.help
     return command
+
+
+def _request(analysis: registry.Analysis, given: dict[str, Any]) -> pipeline.Request:
+    """What the command was given, as the pipeline's request: its inputs of the kind the analysis reads, options,
+    windows, findings beside."""
+    named = [given[key] for key in ("gpu_trace", "a", "b") if given.get(key)] + list(given.get("files") or ())
+    captures = () if analysis.inputs == "ncu" else tuple(
+        CaptureFiles(path, given.get("kern_exec"), given.get("nvtx_trace"), given.get("api_trace"),
+                     tuple(given.get("ncu") or ())) for path in named)
+    fail_on = given.get("fail_on")
+    return pipeline.Request(
+        captures, tuple(named) if analysis.inputs == "ncu" else (), given.get("abba"), given["options"],
+        WindowChoice(given.get("nvtx"), given.get("time_range"), given.get("per_nvtx"), given.get("by_nvtx")),
+        bool(given.get("with_findings") or given.get("findings_dir") or fail_on) and not analysis.uses_findings,
+        fail_on and fail_on.value)
 
 
 def _argument(name: str, annotation: Any, default: Any = inspect.Parameter.empty) -> inspect.Parameter:
@@ -181,18 +204,13 @@ def _capture_command(analysis: registry.Analysis):
         inputs += [_keyword("with_findings", WithFindings, False), _keyword("findings_dir", FindingRulesOnly),
                    _keyword("fail_on", FailOn), _keyword("html", Html)]
 
-    def body(given: dict[str, Any], run: pipeline.Run) -> Any:
-        files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given.get("nvtx_trace"),
-                                      given["api_trace"], tuple(given.get("ncu") or ()))
-        choice = pipeline.WindowChoice(given.get("nvtx"), given.get("time_range"), given.get("per_nvtx"),
-                                       given.get("by_nvtx"))
-        with_findings = bool(given.get("with_findings") or given.get("findings_dir") or given.get("fail_on"))
-        fail_on = given.get("fail_on")
+    def body(given: dict[str, Any], run: runs.Run) -> Any:
+        request = _request(analysis, given)
         page = given.get("html")
         # the page's answer first, the page written last: a failing command leaves no page
-        shown = pipeline.report(run, files, {**registry.REPORT.defaults(), **given["options"]}, choice) if page else {}
-        result = pipeline.analyse(run, analysis, files, given["options"], choice,
-                                  with_findings and not analysis.uses_findings, fail_on and fail_on.value)
+        shown = pipeline.answer(run, registry.REPORT, replace(request, with_findings=False, fail_on=None)) \
+            if page else {}
+        result = pipeline.answer(run, analysis, request)
         if page:
             written = _write_page(shown, page, "--html")
             run.warnings.append(f"wrote the report page {written['output']} ({written['bytes']:,} bytes)")
@@ -234,12 +252,7 @@ app.command(name="report")(_command(registry.REPORT, [
     _keyword("kern_exec", KernExec), _keyword("api_trace", ApiTrace), _keyword("nvtx", Nvtx),
     _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange), _keyword("by_nvtx", ByNvtx),
     _keyword("per_nvtx", PerNvtxRefused), _keyword("ncu", NcuFiles)],
-    lambda given, run: _write_page(pipeline.report(
-        run, pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given["nvtx_trace"], given["api_trace"],
-                                   tuple(given["ncu"] or ())),
-        given["options"],
-        pipeline.WindowChoice(given["nvtx"], given["time_range"], given["per_nvtx"], given["by_nvtx"])),
-        given["output"], "-o")))
+    lambda given, run: _write_page(_answered(given, run, registry.REPORT), given["output"], "-o")))
 
 
 Output = Annotated[Path, typer.Option("-o", "--output", help="the timeline file: Perfetto protobuf (.pftrace, opened "
@@ -251,12 +264,10 @@ GroupsOnTimeline = Annotated[str | None, typer.Option("--by-nvtx", help="only th
                                                       "(what its first (group) matched)")]
 
 
-def _timeline(given: dict[str, Any], run: pipeline.Run) -> dict[str, Any]:
+def _timeline(given: dict[str, Any], run: runs.Run) -> dict[str, Any]:
     from nsight_ingest.report import timeline
 
-    files = pipeline.CaptureFiles(given["gpu_trace"], given["kern_exec"], given["nvtx_trace"], given["api_trace"])
-    choice = pipeline.WindowChoice(given["nvtx"], given["time_range"], None, given["by_nvtx"])
-    written = timeline.write(pipeline.timeline(run, files, given["options"], choice), given["output"],
+    written = timeline.write(_answered(given, run, registry.TIMELINE), given["output"],
                              given["options"]["max_events"])
     run.warnings.extend(written.pop("warnings"))
     return written
@@ -278,20 +289,17 @@ def ingest(
     cache_dir: CacheDir = None,
 ) -> None:
     """Load captures into a persistent store without analysing them (`query` and the analyses read it later)."""
-    run = pipeline.start_run(db, None, pipeline.Sources(nsys, cache_dir))
+    run = runs.start_run(db, None, Sources(nsys, cache_dir))
     loaded = pipeline.ingest(run, gpu_traces)
     _warn_about(run)
     print(report.to_json(loaded))
 
 
 app.command(name="ranks")(_command(registry.RANKS, [_argument("files", Annotated[list[str], typer.Argument(
-    help="one capture per rank (.nsys-rep, nsys export or cuda_gpu_trace CSV), or one holding several GPUs")])],
-    lambda given, run: ranks_job.analyse_ranks(run, [pipeline.CaptureFiles(p) for p in given["files"]],
-                                              given["options"])))
+    help="one capture per rank (.nsys-rep, nsys export or cuda_gpu_trace CSV), or one holding several GPUs")])]))
 
 app.command(name="ncu")(_command(registry.NCU, [_argument("files", Annotated[list[str], typer.Argument(
-    help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")])],
-    lambda given, run: pipeline.analyse_ncu(run, given["files"], given["options"]), captures=False))
+    help="ncu --csv exports (--page raw or details, .csv or .csv.gz)")])], captures=False))
 
 app.command(name="compare")(_command(registry.COMPARE, [
     _argument("a", Annotated[str | None, typer.Argument(help="cuda_gpu_trace of the 'before' capture")], None),
@@ -299,11 +307,7 @@ app.command(name="compare")(_command(registry.COMPARE, [
     _keyword("abba", Annotated[Path | None, typer.Option("--abba", help="per-update timings CSV: trial, variant, "
                                                                        "update, seconds (variants before/after)")]),
     _keyword("nvtx", Nvtx), _keyword("time_range", TimeRange), _keyword("by_nvtx", ByNvtx),
-], lambda given, run: pipeline.compare(run, given["a"] and pipeline.CaptureFiles(given["a"]),
-                                       given["b"] and pipeline.CaptureFiles(given["b"]), given["abba"],
-                                       given["options"], pipeline.WindowChoice(given["nvtx"], given["time_range"],
-                                                                               None, given["by_nvtx"])),
-    extra=registry.ABBA.options))
+], extra=registry.ABBA.options))
 
 
 Scheduler = StrEnum("Scheduler", {name: name for name in nightly.SCHEDULERS})

@@ -18,7 +18,7 @@ import duckdb
 
 from nsight_ingest.analysis.idle import CAUSES
 from nsight_ingest.errors import InputError
-from nsight_ingest.sqlmodules import Scope, fills
+from nsight_ingest.sqlmodules import Scope, ScopeContext
 
 if TYPE_CHECKING:
     import pyarrow as pa
@@ -183,7 +183,7 @@ def _stat(path: Path) -> tuple[int, int]:
 
 
 def _scope(readable: list[str]) -> Scope:
-    return Scope(duckdb.connect(), {"history_files": readable}, {})
+    return Scope(duckdb.connect(), {"history_files": readable})
 
 
 def summarized(history: Path, versions: RuleVersions, day: date) -> set[str]:
@@ -235,13 +235,6 @@ class Baseline:
                 raise InputError(f"{flag} {value}: not a number")
 
 
-@fills("history.metric_directions")
-def fill_directions(scope: Scope) -> None:
-    """Put the baseline's metric directions (context `baseline`) into metric_directions."""
-    scope.con.executemany("INSERT INTO metric_directions VALUES (?, ?)",
-                          list(scope.context["baseline"].directions.items()))
-
-
 KERNELS_MOVED = 5  # per capture, the kernels whose time moved most that the report lists
 
 
@@ -275,4 +268,4 @@ def _night_scope(readable: list[str], day: date, versions: RuleVersions, baselin
     return Scope(duckdb.connect(), {"history_files": readable, "day": day, "rule_set_version": versions.rule_set,
                                     "family_set_version": versions.family_set,
                                     "family_metrics": list(FAMILY_METRICS), "baseline_runs": baseline.runs},
-                 {"baseline": baseline})
+                 ScopeContext(baseline=baseline))

@@ -19,10 +19,10 @@ from datetime import UTC, date, datetime
 from pathlib import Path
 from typing import Any
 
-from nsight_ingest import cluster, history, pipeline, store
+from nsight_ingest import cluster, history, pipeline, runs, store
 from nsight_ingest.errors import InputError
 from nsight_ingest.finding_rules import load_finding_set
-from nsight_ingest.pipeline import CaptureFiles
+from nsight_ingest.readers.capture import CaptureFiles
 from nsight_ingest.readers.forms import form_of
 from nsight_ingest.readers.source import file_hashes, sibling
 from nsight_ingest.rules import RuleSet, load_family_set, load_rule_set
@@ -119,7 +119,7 @@ class RuleFolders:
 
 def capture_rows(capture: NamedCapture, folders: RuleFolders) -> dict[str, Any]:
     """Summarize one capture: its gpu-trace sha256 and its history rows."""
-    run = pipeline.Run(store.connect(), *folders.load())
+    run = runs.Run(store.connect(), *folders.load())
     answered = pipeline.classify_and_launches(run, capture.files, history.TOP_KERNELS, with_findings=True)
     return {"trace_sha256": answered.capture.gpu_trace.sha256, "rule_set_version": run.rule_set.version,
             "family_set_version": run.family_set.version, "finding_set_version": run.finding_set.version,

@@ -13,12 +13,27 @@ writes operations in start order; a temporary store does not keep that order).
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable
 from itertools import pairwise
+from typing import Any, Protocol
 
 import numpy as np
 
-from nsight_ingest.sqlmodules import Columns as Rows
-from nsight_ingest.sqlmodules import computes, streams
+Columns = dict[str, Any]  # numpy arrays by column name (masked arrays where NULL), as DuckDB's fetchnumpy gives
+Rows = Columns
+Pass = Callable[[Columns], Columns]
+STREAM_BATCH = 1 << 18  # rows a streamed pass holds at a time
+
+
+class Stream(Protocol):
+    """A streamed pass: rows a batch at a time, in the order of the module's first SELECT; output as it goes (to a
+    Parquet file in the store's spill folder: memory holds one batch whatever the capture's size)."""
+
+    def step(self, rows: Columns) -> Columns | None:
+        """Take one batch (numpy arrays, masked where NULL); give the output rows it settles, if any."""
+
+    def finish(self) -> Columns | None:
+        """Give the output rows left once every batch was taken."""
 
 # A grouped running maximum shifts each group's values above the previous group's; past this the shifted values
 # could overflow int64 (times lie within +-2^61 ns), and ranks stand in for the values.
@@ -129,7 +144,6 @@ KERNEL_COLUMNS = ("device_key", "device_index", "stream_id", "start_ns", "end_ns
                   "name_id")
 
 
-@streams("scope.kernels")
 class StreamKernels:
     """The kernels in stream order, each with the name ids of its 4 neighbours either side on its stream and the
     latest end of its stream's earlier kernels, a batch at a time. The rows of a batch are taken with the last
@@ -209,7 +223,6 @@ class _Reach:
             self.reach = int(ends.max()) if self.reach is None else max(self.reach, int(ends.max()))
 
 
-@streams("classify.timeline")
 class LaunchTimeline:
     """Launch gaps and the unions of kernel and launch-call intervals, a batch of intervals in start order at a
     time: one row at the end."""
@@ -245,7 +258,6 @@ def _length(part_starts: np.ndarray, part_ends: np.ndarray) -> int:
     return int(np.maximum(part_ends - part_starts, 0).sum())
 
 
-@streams("idle.stretches")
 class IdleStretches:
     """Per device, the kernels that start after every earlier kernel of the device ended (and each device's first
     kernel), with that latest earlier end and the latest end of the pieces that start before them, a batch at a
@@ -313,7 +325,6 @@ class _Group:
         self.with_compute = copy.copy(compute)  # the compute intervals before the group's first kernel
 
 
-@streams("communication.overlap")
 class CommunicationOverlap:
     """Per device and per group of its communication kernels (all, each collective, each stream): the union of
     their intervals and the part of it some other kernel of the device runs in, a batch of rows in order of device
@@ -397,7 +408,6 @@ def _joined(starts: np.ndarray, ends: np.ndarray) -> tuple[np.ndarray, np.ndarra
     return starts[firsts], np.maximum.reduceat(ends, firsts)
 
 
-@computes("ranks.busy")
 def rank_busy(rows: Rows) -> Rows:
     """The ranks' kernel intervals merged into disjoint busy intervals."""
     starts, ends = merged(column(rows, "s")[0], column(rows, "e")[0])
@@ -429,7 +439,6 @@ def lanes(start: np.ndarray, end: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return lane, depth
 
 
-@computes("timeline.lanes")
 def timeline_lanes(rows: Rows) -> Rows:
     """The lane and depth of each slice of the tracks whose slices overlap (rows in order of track, then slice)."""
     (track, _), (start, _), (end, _) = column(rows, "track"), column(rows, "start_ns"), column(rows, "end_ns")
@@ -440,3 +449,16 @@ def timeline_lanes(rows: Rows) -> Rows:
         lane[first:last], depth[first:last] = lanes(start[first:last], end[first:last])
     return {"kind": np.asarray(rows["kind"], dtype=object), "slice_row": column(rows, "slice_row")[0],
             "lane": lane, "depth": depth}
+
+
+# The pass of each module whose header says `-- computed by: nsight_ingest.passes`: a function from its first
+# SELECT's columns to the columns its later statements read, or a Stream class (its instances take the rows a batch
+# at a time).
+PASSES: dict[str, Pass | type[Stream]] = {
+    "scope.kernels": StreamKernels,
+    "classify.timeline": LaunchTimeline,
+    "idle.stretches": IdleStretches,
+    "communication.overlap": CommunicationOverlap,
+    "ranks.busy": rank_busy,
+    "timeline.lanes": timeline_lanes,
+}

@@ -7,7 +7,6 @@ clock. The answer is the same wherever the tasks ran."""
 from __future__ import annotations
 
 import hashlib
-import json
 import uuid
 from dataclasses import dataclass, replace
 from typing import Any
@@ -16,23 +15,12 @@ from nsight_ingest import cache, store, store_cache, windows
 from nsight_ingest.analysis import ranks
 from nsight_ingest.cluster import Cluster
 from nsight_ingest.errors import InputError
-from nsight_ingest.pipeline import (
-    RANK_SUBSTITUTES,
-    CaptureFiles,
-    CaptureInputs,
-    Run,
-    Sources,
-    abandon,
-    connect,
-    finish,
-    nvtx_name_given,
-    open_capture,
-    resolve,
-    with_keys,
-)
+from nsight_ingest.readers.capture import CaptureFiles, CaptureInputs, Sources, resolve
+from nsight_ingest.readers.source import known_hashes, remembered_hashes
 from nsight_ingest.registry import RANKS
 from nsight_ingest.rules import RuleSet
-from nsight_ingest.sqlmodules import Scope
+from nsight_ingest.runs import RANK_SUBSTITUTES, Run, abandon, answer_key, connect, finish, open_capture, with_keys
+from nsight_ingest.sqlmodules import Scope, ScopeContext
 
 # Options that say where the tasks run, not what is answered: they are not part of the answer's cache key.
 PLACEMENT = ("workers", "dask_address")
@@ -98,7 +86,7 @@ def answers(job: RankCapture, sources: list[ranks.RankSource], alignment: ranks.
     run, capture = _opened(job, shared)
     try:
         here = [replace(s, trace_id=capture.gpu_trace.trace_id) for s in sources]  # the ids of this store
-        scope = Scope(run.con, {}, {"sources": here, "family_set": run.family_set}, RANK_SUBSTITUTES)
+        scope = Scope(run.con, {}, ScopeContext(family_set=run.family_set, sources=tuple(here)), RANK_SUBSTITUTES)
         found = ranks.capture_answers(scope, alignment)
     except BaseException:
         if shared is None:
@@ -124,16 +112,13 @@ def _answer_key(run: Run, resolved: list[CaptureInputs], options: dict[str, Any]
     for capture in resolved:
         named = []
         for role, given in capture.roles():
-            hashes = cache.known_hashes(given.identity, folder) if compute else cache.remembered_hashes(
-                given.identity, folder)
+            hashes = known_hashes(given.identity, folder) if compute else remembered_hashes(given.identity, folder)
             if hashes is None:
                 return None
             named.append((role, given.label, hashes[0]))
         inputs.append(named)
     asked = {name: value for name, value in options.items() if name not in PLACEMENT}
-    text = json.dumps({"command": RANKS.name, **asked, "code": store_cache.code_fingerprint(), "inputs": inputs,
-                       "family_set": run.family_set.version}, sort_keys=True, default=str)
-    return hashlib.sha256(text.encode()).hexdigest()[:32]
+    return hashlib.sha256(answer_key(run, RANKS, inputs, asked).encode()).hexdigest()[:32]
 
 
 def placement_checked(db: bool, options: dict[str, Any]) -> None:
@@ -149,7 +134,7 @@ def analyse_ranks(run: Run, files: list[CaptureFiles], options: dict[str, Any]) 
     that replace the estimated clock offsets; `nvtx`, each rank's step range; `time_range` on the aligned clock;
     `workers`, local Dask workers reading the files side by side, or `dask_address`, a cluster's scheduler."""
     nvtx, time_range = options.get("nvtx"), options.get("time_range")
-    nvtx_name_given("--nvtx", nvtx)
+    windows.nvtx_name_given("--nvtx", nvtx)
     pattern = ranks.rank_regex(options.get("rank_pattern"))
     window = windows.time_range(time_range).ranges[0][:2] if time_range else None
     placement_checked(run.con is not None, options)

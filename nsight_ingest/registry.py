@@ -42,6 +42,16 @@ class Option:
     kind: Any = None
 
 
+# What an analysis reads: one capture (its files, siblings found by name), a capture per rank, two captures (or
+# per-update timings) to compare, ncu exports.
+INPUT_KINDS = ("capture", "ranks", "pair", "timings", "ncu")
+# How its scopes are made: a scope per window of the choice ("each window": the capture commands, cached in the
+# store), one scope for a page (the report: classify, launches and its figures, and each --by-nvtx group's
+# classify) or for a timeline (--by-nvtx groups as one window), one of the profiled ncu launches, one per rank
+# capture (ranks_job's tasks), or the classify and launches scopes of each side of a comparison.
+SCOPE_KINDS = ("each window", "one page", "one timeline", "ncu launches", "each rank", "each side")
+
+
 @dataclass(frozen=True)
 class Analysis:
     """A question and how it is answered: `answer` gives its JSON, whose top-level `keys` are always there, from the
@@ -56,6 +66,8 @@ class Analysis:
     modules: tuple[str, ...]
     keys: tuple[str, ...]
     options: tuple[Option, ...] = ()
+    inputs: str = "capture"  # what it reads (INPUT_KINDS)
+    scopes: str = "each window"  # how the pipeline makes its scopes and answers (SCOPE_KINDS)
     windows: bool = True  # takes --nvtx / --range / --per-nvtx
     takes_ncu: bool = False  # takes --ncu exports of the same workload
     uses_rules: bool = True  # classifies kernels (takes --rules; the rule-set version keys its cached result)
@@ -63,15 +75,13 @@ class Analysis:
     uses_findings: bool = False  # runs the finding rules (takes --findings; their version keys its cached result)
     cacheable: bool = True  # its result is kept in a --db store and read back when asked again
 
+    def __post_init__(self) -> None:
+        if self.inputs not in INPUT_KINDS or self.scopes not in SCOPE_KINDS:
+            raise ValueError(f"analysis {self.name}: inputs {self.inputs!r} or scopes {self.scopes!r} unknown")
+
     def defaults(self) -> dict[str, Any]:
         """The options at their defaults."""
         return {option.name: option.default for option in self.options}
-
-    def print_table(self, result: dict[str, Any]) -> None:
-        """Print a result of this analysis as text tables."""
-        from nsight_ingest.report import tables
-
-        getattr(tables, self.printer)(result)
 
 
 MOST = 1_000_000  # the largest count an option takes (rows to list, updates to drop): beyond, SQL integers overflow
@@ -153,7 +163,7 @@ TIMELINE = Analysis(
              Option("max_events", "--max-events", 2_000_000, "the most slices and counter samples to write: a "
                     "capture with more is cut at the time the limit is reached, with a warning", minimum=1,
                     maximum=1_000_000_000)),
-    cacheable=False)
+    scopes="one timeline", cacheable=False)
 
 REPORT = Analysis(
     "report", "One capture as a self-contained HTML page (plotly charts, offline): summary cards, time by component "
@@ -165,21 +175,20 @@ REPORT = Analysis(
                     maximum=MOST),
              Option("bins", "--bins", 200, "time bins of the busy-over-time chart", minimum=1, maximum=100_000),
              *THRESHOLDS),
-    takes_ncu=True, cacheable=False)
+    scopes="one page", takes_ncu=True, cacheable=False)
 
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand; `timeline` writes a
 # file and has a command of its own).
 CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY, FINDINGS)
 
-# Analyses of other inputs: answered by pipeline.analyse_ncu, ranks_job.analyse_ranks and
-# pipeline.compare.
+# Analyses of other inputs (the pipeline answers them as their `scopes` say).
 NCU = Analysis(
     "ncu", "Nsight Compute metrics per profiled kernel, in base units, with compute/memory/latency-bound verdicts.",
     ncu.answer, "print_ncu",
     modules=("ncu.metric_values", "ncu.launches", "ncu.groups", "ncu.device_attributes", "ncu.unknown_units"),
     keys=("inputs", "thresholds", "devices", "kernels", "groups", "unknown_units", "rule_set"),
     options=(*THRESHOLDS, Option("all_metrics", "--all-metrics", False, "every metric, not just the common ones")),
-    windows=False, cacheable=False)
+    inputs="ncu", scopes="ncu launches", windows=False, cacheable=False)
 RANKS = Analysis(
     "ranks", "Several ranks: aligned span, idle time of all GPUs, NCCL and all-gather time, collective skew and "
     "waiting, communication overlap per rank.", ranks.analyse, "print_ranks",
@@ -200,7 +209,7 @@ RANKS = Analysis(
                     "many worker processes (1: one after another in this process)", minimum=1, maximum=1024),
              Option("dask_address", "--dask-address", None, "HOST:PORT: read the rank files on the workers of this "
                     "Dask cluster (they see the files at the same paths)", kind=str | None)),
-    windows=False, uses_rules=False, uses_families=True, cacheable=False)
+    inputs="ranks", scopes="each rank", windows=False, uses_rules=False, uses_families=True, cacheable=False)
 COMPARE = Analysis(
     "compare", "Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba).",
     compare.captures, "print_compare",
@@ -214,7 +223,7 @@ COMPARE = Analysis(
                     "PCT percent (the JSON gets a verdict: worse, better or unchanged)", minimum=0, kind=float | None),
              Option("gate_metric", "--gate-metric", "kernel_time_ms", "what --fail-above judges: "
                     + ", ".join(compare.GATE_METRICS))),
-    windows=False, cacheable=False)
+    inputs="pair", scopes="each side", windows=False, cacheable=False)
 ABBA = Analysis(
     "compare --abba", "Matched A/B/B/A wall-clock timings: seconds per update of each variant and the speedup.",
     compare.abba, "print_compare", modules=("compare.abba", "compare.abba_design"),
@@ -223,4 +232,4 @@ ABBA = Analysis(
           "final_updates_excluded_per_trial"),
     options=(Option("warmup", "--warmup", 2, "first updates of each trial to drop", minimum=0, maximum=MOST),
              Option("final", "--final", 1, "last updates of each trial to drop", minimum=0, maximum=MOST)),
-    windows=False, uses_rules=False, cacheable=False)
+    inputs="timings", scopes="each side", windows=False, uses_rules=False, cacheable=False)

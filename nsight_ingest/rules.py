@@ -31,10 +31,11 @@ import duckdb
 from nsight_ingest import store, user_sql
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.sqlfiles import sql_root, sql_string
-from nsight_ingest.sqlmodules import Scope, fills
 
 if TYPE_CHECKING:
     import pyarrow as pa
+
+    from nsight_ingest.sqlmodules import Scope  # fillers.FILLERS names the fillers below
 
 OTHER = "other"
 OTHER_POLICY = "all unmatched kernels"
@@ -189,16 +190,14 @@ def _collect(scope: Scope, rule_set: RuleSet, table: str, by_context: bool) -> N
                 scope.con.unregister("rule_rows")
 
 
-@fills("classify.name_matches")
 def fill_name_matches(scope: Scope) -> None:
     """Run the name rules over kernel_names."""
-    _collect(scope, scope.context["rule_set"], "name_rule_matches", by_context=False)
+    _collect(scope, scope.context.rule_set, "name_rule_matches", by_context=False)
 
 
-@fills("classify.context_matches")
 def fill_context_matches(scope: Scope) -> None:
     """Run the context rules over kernel_contexts."""
-    _collect(scope, scope.context["rule_set"], "context_rule_matches", by_context=True)
+    _collect(scope, scope.context.rule_set, "context_rule_matches", by_context=True)
 
 
 def _refuse_undeclared(rule_set: RuleSet, emitted: list[tuple[int, str]]) -> None:
@@ -209,10 +208,9 @@ def _refuse_undeclared(rule_set: RuleSet, emitted: list[tuple[int, str]]) -> Non
             raise InputError(f"{rule.path}: emits undeclared {rule_set.axis.column} {name!r}")
 
 
-@fills("classify.kernel_classes")
 def check_and_record(scope: Scope) -> None:
     """Refuse components a rule file does not declare; record each name's class under the rule-set version."""
-    rule_set: RuleSet = scope.context["rule_set"]
+    rule_set: RuleSet = scope.context.rule_set
     _refuse_undeclared(rule_set, scope.con.execute(
         "SELECT DISTINCT rule_rank, component FROM name_rule_matches UNION "
         "SELECT DISTINCT rule_rank, component FROM context_rule_matches").fetchall())
@@ -223,16 +221,14 @@ def check_and_record(scope: Scope) -> None:
     )
 
 
-@fills("classify.family_matches")
 def fill_family_matches(scope: Scope) -> None:
     """Run the family rules over kernel_names."""
-    _collect(scope, scope.context["family_set"], "family_rule_matches", by_context=False)
+    _collect(scope, scope.context.family_set, "family_rule_matches", by_context=False)
 
 
-@fills("classify.kernel_families")
 def check_and_record_families(scope: Scope) -> None:
     """Refuse families a rule file does not declare; record each name's family under the family-set version."""
-    family_set: RuleSet = scope.context["family_set"]
+    family_set: RuleSet = scope.context.family_set
     _refuse_undeclared(family_set, scope.con.execute(
         "SELECT DISTINCT rule_rank, family FROM family_rule_matches").fetchall())
     scope.con.execute(

@@ -25,8 +25,8 @@ from nsight_ingest.errors import InputError, explain_duckdb_csv_error, first_lin
 from nsight_ingest.readers import nsys
 from nsight_ingest.readers.forms import Input, as_input
 from nsight_ingest.readers.source import SQLITE_MAGIC, file_hashes, starts_with, utf8_copy
+from nsight_ingest.sqlcatalog import common_sql
 from nsight_ingest.sqlfiles import read_sql, sql_string
-from nsight_ingest.sqlmodules import common_sql
 
 T = TypeVar("T")
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 import duckdb
 
 from nsight_ingest.errors import InputError, first_line
-from nsight_ingest.sqlmodules import Scope, fills, query
+from nsight_ingest.sqlmodules import query
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
 
 
@@ -18,14 +18,6 @@ class Window:
     label: str
     ranges: tuple[tuple[int, int, int | None], ...]
     nvtx: bool = False  # NVTX ranges (their time and how busy the GPU was in them are part of the answer)
-
-
-@fills("scope.window_ranges")
-def fill_window_ranges(scope: Scope) -> None:
-    """Put the scope's window (context `window`, None for a whole capture) into scope_window_ranges."""
-    window = scope.context.get("window")
-    if window is not None:
-        scope.con.executemany("INSERT INTO scope_window_ranges VALUES (?, ?, ?)", [list(r) for r in window.ranges])
 
 
 def time_range(spec: str) -> Window:
@@ -92,3 +84,53 @@ def by_nvtx_windows(con: duckdb.DuckDBPyConnection, capture: Capture, pattern: s
     for _, start, end, tid, group in rows:
         groups.setdefault(group if grouped else pattern, []).append((start, end, tid))
     return [Window(label, tuple(ranges), nvtx=True) for label, ranges in groups.items()]
+
+
+def nvtx_name_given(flag: str, name: str | None) -> None:
+    """Refuse an NVTX option given an empty name or pattern (it would silently mean the whole capture)."""
+    if name is not None and not name.strip():
+        raise InputError(f"{flag} needs a range name or pattern, not an empty one")
+
+
+@dataclass(frozen=True)
+class WindowChoice:
+    """Which part of a capture to analyse: every NVTX range called `nvtx` together, the `time_range`
+    START_NS:END_NS, each NVTX range matching `per_nvtx` on its own, the ranges matching `by_nvtx` grouped by its
+    first capture group, or (all None) the whole capture."""
+
+    nvtx: str | None = None
+    time_range: str | None = None
+    per_nvtx: str | None = None
+    by_nvtx: str | None = None
+
+    def __post_init__(self) -> None:
+        if sum(o is not None for o in (self.nvtx, self.time_range, self.per_nvtx, self.by_nvtx)) > 1:
+            raise InputError("choose one of --nvtx, --range, --per-nvtx, --by-nvtx")
+        if self.time_range is not None:
+            time_range(self.time_range)  # a bad --range is refused before any input is read
+        nvtx_name_given("--nvtx", self.nvtx)
+        nvtx_name_given("--per-nvtx", self.per_nvtx)
+        nvtx_name_given("--by-nvtx", self.by_nvtx)
+
+    @property
+    def needs_nvtx(self) -> bool:
+        """True when the choice reads NVTX ranges."""
+        return bool(self.nvtx or self.per_nvtx or self.by_nvtx)
+
+    @property
+    def several(self) -> bool:
+        """True when the choice makes several windows (each answered on its own)."""
+        return bool(self.per_nvtx or self.by_nvtx)
+
+
+def chosen(con: duckdb.DuckDBPyConnection, capture: Capture, choice: WindowChoice) -> list[Window | None]:
+    """The windows of the choice, in order (None: the whole capture)."""
+    if choice.per_nvtx:
+        return list(per_nvtx_windows(con, capture, choice.per_nvtx))
+    if choice.by_nvtx:
+        return by_nvtx_windows(con, capture, choice.by_nvtx)
+    if choice.nvtx:
+        return [nvtx_window(con, capture, choice.nvtx)]
+    if choice.time_range:
+        return [time_range(choice.time_range)]
+    return [None]

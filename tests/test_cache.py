@@ -42,14 +42,14 @@ def test_hashes_are_remembered_by_file_identity(tmp_path, monkeypatch):
     data = tmp_path / "t.csv"
     data.write_text("a,b\n1,2\n")
     folder = tmp_path / "hashes"
-    first = cache.known_hashes(data, folder)
+    first = source.known_hashes(data, folder)
     assert first == source.file_hashes(data)
     monkeypatch.setattr(source, "_hashes", lambda path: (_ for _ in ()).throw(AssertionError("read again")))
     source._HASHED.clear()
-    assert cache.known_hashes(data, folder) == first  # from the remembered entry, the file unread
+    assert source.known_hashes(data, folder) == first  # from the remembered entry, the file unread
     monkeypatch.undo()
     data.write_text("a,b\n1,3\n")  # changed bytes (and times): hashed anew
-    assert cache.known_hashes(data, folder) != first
+    assert source.known_hashes(data, folder) != first
 
 
 def test_the_cache_folder_is_chosen_in_order(tmp_path, monkeypatch):

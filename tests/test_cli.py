@@ -148,7 +148,7 @@ def test_ctrl_c_during_a_query_is_an_interrupt(run_cli, monkeypatch):
     def interrupted(*_args, **_kwargs):
         raise RuntimeError("Query interrupted")
 
-    monkeypatch.setattr(pipeline, "analyse", interrupted)
+    monkeypatch.setattr(pipeline, "answer", interrupted)
     result = run_cli("classify", SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv")
     assert (result.code, result.err) == (130, "nsight-ingest: interrupted\n")
 

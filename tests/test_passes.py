@@ -11,8 +11,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from nsight_ingest import passes, pipeline, registry, store
+from nsight_ingest import passes, registry, store
+from nsight_ingest.readers.capture import CaptureFiles
 from nsight_ingest.rules import load_rule_set
+from nsight_ingest.runs import Run, answered, capture_scope, open_capture
 from tests.conftest import GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, memop_row, write
 from tests.intervals import intersection_length, length, union
 
@@ -152,14 +154,14 @@ def _capture(folder, shuffle: bool):
     folder.mkdir()
     gpu = write(folder / "run_cuda_gpu_trace.csv", GPU_HEADER, ops)
     kern = write(folder / "run_cuda_kern_exec_trace.csv", KERN_EXEC_HEADER, launches)
-    return pipeline.CaptureFiles(str(gpu), str(kern))
+    return CaptureFiles(str(gpu), str(kern))
 
 
-def _answers(files: pipeline.CaptureFiles) -> dict:
+def _answers(files: CaptureFiles) -> dict:
     """classify, launches and findings of the capture, with its folder's name taken out of the file names."""
-    run = pipeline.Run(store.connect(), load_rule_set())
-    capture = pipeline.open_capture(run, files)
-    answers = {analysis.name: pipeline.answer(run, analysis, capture, analysis.defaults())
+    run = Run(store.connect(), load_rule_set())
+    capture = open_capture(run, files)
+    answers = {analysis.name: answered(analysis, capture_scope(run, capture), capture, analysis.defaults())
                for analysis in (registry.CLASSIFY, registry.LAUNCHES, registry.FINDINGS)}
     for answer in answers.values():
         answer.pop("inputs")
@@ -178,9 +180,9 @@ def test_rows_out_of_time_order_give_the_answers_of_rows_in_order(tmp_path):
 def test_streamed_passes_over_batches_of_three_rows_give_the_answers_of_one_batch(tmp_path, monkeypatch):
     """The streamed passes carry their state from batch to batch (neighbours back and on, the latest end of a
     stream, the unions): batches of 3 rows, streams and devices split across them, answer as one batch does."""
-    from nsight_ingest import sqlmodules
+    from nsight_ingest import passes
 
     files = _capture(tmp_path, True)
     whole = _answers(files)
-    monkeypatch.setattr(sqlmodules, "STREAM_BATCH", 3)
+    monkeypatch.setattr(passes, "STREAM_BATCH", 3)
     assert _answers(files) == whole

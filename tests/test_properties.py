@@ -12,8 +12,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from nsight_ingest import pipeline, registry, store
+from nsight_ingest import registry, runs, store
 from nsight_ingest.readers import nsys
+from nsight_ingest.readers.capture import CaptureFiles
 from nsight_ingest.rules import load_rule_set
 from tests.conftest import GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, write
 
@@ -62,9 +63,9 @@ def test_gaps_and_launch_overlap_match_brute_force(tmp_path_factory, kernels, ap
     launches = [launch_row(s, d, kernels[i % len(kernels)][1], 1, "k", device_index=kernels[i % len(kernels)][0])
                 for i, (s, d) in enumerate(api)]
     write(folder / "p_cuda_kern_exec_trace.csv", KERN_EXEC_HEADER, launches)
-    run = pipeline.Run(store.connect(), RULES)
-    capture = pipeline.open_capture(run, pipeline.CaptureFiles(str(gpu), str(folder / "p_cuda_kern_exec_trace.csv")))
-    out = pipeline.answer(run, registry.CLASSIFY, capture, registry.CLASSIFY.defaults())
+    run = runs.Run(store.connect(), RULES)
+    capture = runs.open_capture(run, CaptureFiles(str(gpu), str(folder / "p_cuda_kern_exec_trace.csv")))
+    out = runs.answered(registry.CLASSIFY, runs.capture_scope(run, capture), capture, registry.CLASSIFY.defaults())
     spans = {d: [(s, s + dur) for dd, s, dur in kernels if dd == d] for d in (0, 1)}
     gaps = brute_gaps(spans[0]) + brute_gaps(spans[1])
     assert out["launch_gaps"]["positive_gap_count"] == len(gaps)

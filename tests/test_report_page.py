@@ -12,7 +12,8 @@ from collections import defaultdict
 import numpy as np
 import pytest
 
-from nsight_ingest import pipeline, registry, store
+from nsight_ingest import pipeline, registry, runs, store
+from nsight_ingest.readers.capture import CaptureFiles
 from nsight_ingest.rules import load_family_set, load_rule_set
 from tests import html_page
 from tests.conftest import DATA, SAMPLES
@@ -23,10 +24,10 @@ LLM = SAMPLES / "h200_llm_serve.sqlite"
 TWO_GPUS = DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite"
 
 
-def report_answer(files: pipeline.CaptureFiles, **options) -> dict:
-    """pipeline.report of a capture, in-process (the command prints where the page is, not its figures)."""
-    run = pipeline.Run(store.connect(), load_rule_set(), load_family_set())
-    return pipeline.report(run, files, {**registry.REPORT.defaults(), **options})
+def report_answer(files: CaptureFiles, **options) -> dict:
+    """The report's answer for a capture, in-process (the command prints where the page is, not its figures)."""
+    run = runs.Run(store.connect(), load_rule_set(), load_family_set())
+    return pipeline.answer(run, registry.REPORT, pipeline.Request((files,), options=options))
 
 
 def test_hand_built_capture(tmp_path, run_cli):
@@ -64,7 +65,7 @@ def test_hand_built_capture(tmp_path, run_cli):
     assert [(i["role"], i["rows"]) for i in inputs] == [("gpu_trace", "7"), ("kernel_exec_trace", "5"),
                                                           ("api_trace", "8")]
 
-    answer = report_answer(pipeline.CaptureFiles(str(gpu)), bins=13)
+    answer = report_answer(CaptureFiles(str(gpu)), bins=13)
     ((device, bins),) = answer["utilization"].items()
     assert [b["bin_ns"] for b in bins] == [50] * 13
     assert [b["busy_percent"] for b in bins] == [100, 100, 0, 0, 0, 100, 100, 100, 100, 100, 100, 100, 0]
@@ -103,7 +104,7 @@ def test_llm_capture_against_sqlite(tmp_path, run_cli):
         (f"{sum(by_name[n]) / 1e6:,.3f}", f"{len(by_name[n]):,}", f"{max(by_name[n]) / 1e3:,.1f}") for n in ranked]
     assert len({r["kernel"] for r in rows}) == len(rows)  # different kernels never share a label
 
-    answer = report_answer(pipeline.CaptureFiles(str(LLM)), bins=100)
+    answer = report_answer(CaptureFiles(str(LLM)), bins=100)
     ((_, bins),) = answer["utilization"].items()
     start0, width = int(ops[:, 0].min()), math.ceil(span / 100)
     union = np.zeros(100)
@@ -175,7 +176,7 @@ def test_two_gpus(tmp_path, run_cli):
                     "CUPTI_ACTIVITY_KIND_MEMCPY UNION ALL SELECT deviceId, start, \"end\" FROM "
                     "CUPTI_ACTIVITY_KIND_MEMSET) GROUP BY deviceId ORDER BY deviceId", TWO_GPUS)
     assert [r["span ms"] for r in rows] == [f"{span / 1e6:,.3f}" for _, span in spans]
-    assert len(report_answer(pipeline.CaptureFiles(str(TWO_GPUS)))["utilization"]) == 2 == len(rows)
+    assert len(report_answer(CaptureFiles(str(TWO_GPUS)))["utilization"]) == 2 == len(rows)
     for row, (_, span) in zip(rows, spans, strict=True):  # over each GPU's own span, union busy and idle add up
         idle = float(row["idle in its span ms"].replace(",", "")) * 1e6
         assert float(row["union busy"].rstrip("%")) + 100 * idle / span == pytest.approx(100, abs=0.01)
@@ -285,7 +286,7 @@ def test_a_single_kernel_capture(tmp_path, run_cli):
     assert ("their time counted under the later causes: graph replay not traced (no CUDA API trace (cuda_api_trace) "
             "to show CUDA graph replays); synchronization (no CUDA API trace (cuda_api_trace))") in page.text
     assert page.charts == out.json()["charts"] == 4  # component, family, busy over time, idle causes
-    answer = report_answer(pipeline.CaptureFiles(str(gpu)), bins=1)
+    answer = report_answer(CaptureFiles(str(gpu)), bins=1)
     assert answer["gap_histogram"] == {} and [b["busy_percent"] for b in answer["utilization"]["NVIDIA H200 (0)"]] == [
         pytest.approx(100 * 100 / 650)]
 

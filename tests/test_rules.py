@@ -6,8 +6,9 @@ import csv
 
 import pytest
 
-from nsight_ingest import pipeline, store
+from nsight_ingest import runs, store
 from nsight_ingest.errors import InputError
+from nsight_ingest.readers.capture import CaptureFiles
 from nsight_ingest.rules import load_rule_set
 from tests.conftest import DATA, GPU_HEADER, kernel_row, write, write_rules
 
@@ -16,8 +17,8 @@ def classify(tmp_path, names: list[str], rules_dir=None) -> dict[str, tuple]:
     """Classify names as kernels of a trace, each alone on its own stream (so no neighbours)."""
     trace = write(tmp_path / "names_cuda_gpu_trace.csv", GPU_HEADER,
                   [kernel_row(10 * i, 5, name, stream=i) for i, name in enumerate(names)])
-    run = pipeline.Run(store.connect(), load_rule_set(rules_dir))
-    pipeline.capture_scope(run, pipeline.open_capture(run, pipeline.CaptureFiles(str(trace)))).build(
+    run = runs.Run(store.connect(), load_rule_set(rules_dir))
+    runs.capture_scope(run, runs.open_capture(run, CaptureFiles(str(trace)))).build(
         "classify.kernel_classes")
     rows = run.con.execute("SELECT name, component, rule_file, match_count FROM kernel_classes").fetchall()
     return {name: (component, rule_file, matches) for name, component, rule_file, matches in rows}

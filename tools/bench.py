@@ -8,13 +8,13 @@ both CSVs with read_csv, touching the columns classify uses; (b) `nsight-ingest 
 operation (--max-events above the capture's events); (e) `nsight-ingest report`, writing the HTML page;
 (f) `nsight-ingest ingest` into a persistent store; and in-process (g) the classify summary of the stored capture.
 --scaling repeats (a) and (b) at 4x and 16x the rows (16M operations: 7 GB of CSV). --readme writes the figures
-into README.md's bench table (with the date, commit and cores). --inputs writes the same capture as an nsys .sqlite
+into the bench table of docs/benchmark.md (date, commit and cores). --inputs writes the same capture as an nsys .sqlite
 and a parquetdir too (tools/gen_export.py) and times, for each form, a bare scan of its files, `classify` cold
 (--no-cache), its first run that fills the cache, and repeated `classify`, `launches` and `ranks` read from the cache.
 --ranks N times `ranks` on N synthetic rank files (--kernels-per-rank each): cold in one process, cold on --workers
 local Dask workers (each worker's peak RSS too), and the cached answer, against a bare scan of the same files; then,
 in process, the bytes its tasks move and the client's own time; with --readme also on 4 files of 250k kernels, and
-the README's ranks table gets both with the model of a 64-rank, 100 GB job built from those costs.
+the ranks table of docs/benchmark.md gets both with the model of a 64-rank, 100 GB job built from those costs.
 """
 
 from __future__ import annotations
@@ -230,10 +230,10 @@ def measure(rows: int, full: bool) -> dict:
 def requery(store_path: Path) -> tuple[float, float]:
     """In process, median seconds of (reading the stored classify summary of the ingested capture, recomputing
     it from the stored rows)."""
-    from nsight_ingest import pipeline, registry, store
+    from nsight_ingest import registry, runs, store
     from nsight_ingest.rules import load_rule_set
 
-    run_ = pipeline.Run(store.connect(store_path), load_rule_set())
+    run_ = runs.Run(store.connect(store_path), load_rule_set())
     con = run_.con
     capture_ = store.stored_capture(con, 1)
 
@@ -247,7 +247,8 @@ def requery(store_path: Path) -> tuple[float, float]:
 
     (request,) = con.execute("SELECT request FROM summaries WHERE capture_id = 1").fetchone()
     stored = timed(lambda: store.cached_result(con, capture_.capture_id, request))
-    recomputed = timed(lambda: pipeline.answer(run_, registry.CLASSIFY, capture_, registry.CLASSIFY.defaults()))
+    recomputed = timed(lambda: runs.answered(registry.CLASSIFY, runs.capture_scope(run_, capture_), capture_,
+                                             registry.CLASSIFY.defaults()))
     con.close()
     return stored, recomputed
 
@@ -255,23 +256,24 @@ def requery(store_path: Path) -> tuple[float, float]:
 def parts(rows: int) -> dict[str, float]:
     """In process, the median seconds of each part of `classify` on the generated capture over REPEATS runs: the
     load of each file into a fresh temporary store, every SQL module it builds or queries, and the rest (Python)."""
-    from nsight_ingest import pipeline, registry, store
+    from nsight_ingest import registry, runs, store
+    from nsight_ingest.readers.capture import CaptureFiles
     from nsight_ingest.rules import load_rule_set
 
     gpu, kern = capture(rows)
-    runs: list[dict[str, float]] = []
+    measured: list[dict[str, float]] = []
     for _ in range(REPEATS):
-        run_ = pipeline.Run(store.connect(), load_rule_set())
+        run_ = runs.Run(store.connect(), load_rule_set())
         started = time.perf_counter()
-        stored = pipeline.open_capture(run_, pipeline.CaptureFiles(str(gpu), str(kern)))
+        stored = runs.open_capture(run_, CaptureFiles(str(gpu), str(kern)))
         loaded = time.perf_counter()
-        scope = pipeline.capture_scope(run_, stored)
+        scope = runs.capture_scope(run_, stored)
         registry.CLASSIFY.answer(scope, stored, registry.CLASSIFY.defaults())
         done = time.perf_counter()
-        runs.append({"load both files": loaded - started, **scope.seconds,
-                     "python (shaping, rule set)": done - loaded - sum(scope.seconds.values())})
+        measured.append({"load both files": loaded - started, **scope.seconds,
+                         "python (shaping, rule set)": done - loaded - sum(scope.seconds.values())})
         run_.con.close()
-    return {name: statistics.median(r.get(name, 0.0) for r in runs) for name in runs[0]}
+    return {name: statistics.median(r.get(name, 0.0) for r in measured) for name in measured[0]}
 
 
 BASELINE_RANKS = """
@@ -323,7 +325,8 @@ def traffic(files: list[str], cache_dir: Path) -> dict:
     them) and the seconds the client spends outside the tasks (clock alignment, merging the ranks' figures)."""
     import pickle
 
-    from nsight_ingest import cluster, pipeline, ranks_job
+    from nsight_ingest import cluster, ranks_job, runs
+    from nsight_ingest.readers.capture import CaptureFiles, Sources
     from nsight_ingest.rules import load_rule_set
 
     shutil.rmtree(cache_dir / "answers", ignore_errors=True)
@@ -344,15 +347,15 @@ def traffic(files: list[str], cache_dir: Path) -> dict:
     cluster.Cluster.map = counting
     try:
         started = time.perf_counter()
-        ranks_job.analyse_ranks(pipeline.Run(None, load_rule_set(), sources=pipeline.Sources(cache_dir=cache_dir)),
-                                [pipeline.CaptureFiles(f) for f in files], {})
+        ranks_job.analyse_ranks(runs.Run(None, load_rule_set(), sources=Sources(cache_dir=cache_dir)),
+                                [CaptureFiles(f) for f in files], {})
         total = time.perf_counter() - started
     finally:
         cluster.Cluster.map = mapped
     return {"moved_bytes": counted["moved_bytes"], "client_seconds": total - counted["task_seconds"]}
 
 
-JOB_RANKS, JOB_BYTES = 64, 100e9  # the job the README models from the measured costs
+JOB_RANKS, JOB_BYTES = 64, 100e9  # the job docs/benchmark.md models from the measured costs
 NETWORK_BYTES_PER_S = 1.25e9  # 10 Gb/s between workers and client: an assumption, not measured
 
 
@@ -492,8 +495,8 @@ def print_table(result: dict) -> None:
               f" {result['small_classify_seconds']:.2f} s")
 
 
-README = ROOT / "README.md"
-README_TABLES = {"capture": ("<!-- bench table: written by tools/bench.py --readme -->", "<!-- end of bench table -->"),
+BENCH_PAGE = ROOT / "docs" / "benchmark.md"
+BENCH_TABLES = {"capture": ("<!-- bench table: written by tools/bench.py --readme -->", "<!-- end of bench table -->"),
                  "ranks": ("<!-- ranks bench table: written by tools/bench.py --ranks N --readme -->",
                            "<!-- end of ranks bench table -->"),
                  "inputs": ("<!-- inputs bench table: written by tools/bench.py --inputs --readme -->",
@@ -537,13 +540,13 @@ def scaled(first: dict, result: dict) -> str:
 
 
 def write_readme(text: str, table: str = "capture") -> None:
-    """Put `text` between the README's markers of `table`, in place of what was there."""
-    begin, end = README_TABLES[table]
-    readme = README.read_text()
+    """Put `text` between the benchmark page's markers of `table`, in place of what was there."""
+    begin, end = BENCH_TABLES[table]
+    readme = BENCH_PAGE.read_text()
     if begin not in readme or end not in readme:
-        sys.exit(f"README.md has no {begin!r} ... {end!r} section to write the figures into")
+        sys.exit(f"{BENCH_PAGE} has no {begin!r} ... {end!r} section to write the figures into")
     head, rest = readme.split(begin, 1)
-    README.write_text(f"{head}{begin}\n{text}\n{end}{rest.split(end, 1)[1]}")
+    BENCH_PAGE.write_text(f"{head}{begin}\n{text}\n{end}{rest.split(end, 1)[1]}")
 
 
 def main() -> None:
@@ -558,7 +561,7 @@ def main() -> None:
     parser.add_argument("--parts", action="store_true", help="only the time of each part of classify, in process")
     parser.add_argument("--inputs", action="store_true", help="only classify of each input form, cold and cached")
     parser.add_argument("--repeats", type=int, default=REPEATS, help="runs per step (the median is reported)")
-    parser.add_argument("--readme", action="store_true", help="also write the figures into README.md's bench table")
+    parser.add_argument("--readme", action="store_true", help="also write the figures into docs/benchmark.md")
     args = parser.parse_args()
     REPEATS = args.repeats
     if args.inputs:

@@ -14,7 +14,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from nsight_ingest.sqlmodules import Module, all_modules  # noqa: E402
+from nsight_ingest.sqlcatalog import Module, all_modules  # noqa: E402
 
 PAGE = ROOT / "docs" / "sql-reference.md"
 _DECLARATION = re.compile(r"^--\s*(requires|computed by|filled by|creates|returns):", re.I)

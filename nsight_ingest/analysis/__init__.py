@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from nsight_ingest.rules import RuleSet
-from nsight_ingest.sqlmodules import Scope
+from nsight_ingest.sqlmodules import Scope, ScopeContext
 from nsight_ingest.store import Ingested
 
 # The percentile keys of every duration distribution, as the ns_percentiles macro (sql/common) names them.
@@ -32,10 +32,10 @@ def rules_block(rule_set: RuleSet) -> dict[str, Any]:
             "files": [rule.path.name for rule in rule_set.files]}
 
 
-def rule_set_block(context: dict[str, Any]) -> dict[str, Any]:
+def rule_set_block(context: ScopeContext) -> dict[str, Any]:
     """Which rules decided the classes (a scope's context holds them): the component rules' folder, version hash
     and files, the same of the family rules under `families`."""
-    return {**rules_block(context["rule_set"]), "families": rules_block(context["family_set"])}
+    return {**rules_block(context.rule_set), "families": rules_block(context.family_set)}
 
 
 def nvtx_figures(scope: Scope) -> dict[str, Any]:

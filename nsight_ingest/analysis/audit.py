@@ -12,14 +12,14 @@ from nsight_ingest.store import Capture
 
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The rules audit of one capture (options: `top` unmatched names to list)."""
-    rule_set: RuleSet = scope.context["rule_set"]
+    rule_set: RuleSet = scope.context.rule_set
     share = scope.row("audit.context_share")
     total_ns = int(share["time_ns"] or 0)
     unmatched = scope.rows("audit.unmatched", top=options["top"])
     first = unmatched[0]  # every row carries the totals; a scope without unmatched kernels has one, name NULL
     unmatched_ns, other_ns = int(first["unmatched_time_ns"]), int(first["other_time_ns"])
     hits = {r["rule_file"]: r for r in scope.rows("audit.rule_hits")}
-    window = scope.context["window"]
+    window = scope.context.window
     return {
         "source_gpu_trace": capture.gpu_trace.path,
         **({"window": window.label} if window else {}),

@@ -1,5 +1,5 @@
 """The one-capture report's own figures: how busy each GPU is over time and how long its idle gaps are. The rest
-of the page is the classify and launches answers of the same scope (pipeline.report)."""
+of the page is the classify and launches answers of the same scope (the pipeline's "one page")."""
 
 from __future__ import annotations
 

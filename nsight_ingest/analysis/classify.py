@@ -166,9 +166,9 @@ def _outside(device: dict[str, Any], whole: dict[str, Any]) -> dict[str, int]:
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The classify summary of one capture (or window): span, busy, gaps, overlap and components, with inputs,
     devices, launch API counts, integrity and (with ncu exports) bound verdicts per component."""
-    rule_set: RuleSet = scope.context["rule_set"]
-    family_set: RuleSet = scope.context["family_set"]
-    window = scope.context["window"]
+    rule_set: RuleSet = scope.context.rule_set
+    family_set: RuleSet = scope.context.family_set
+    window = scope.context.window
     totals = {row.pop("device"): row for row in scope.rows("scope.summary")}
     if not totals.get(None, {}).get("gpu_operation_count"):
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")

@@ -5,14 +5,11 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import duckdb
-
 from nsight_ingest.analysis import communication, percent
 from nsight_ingest.analysis.idle import CAUSES
-from nsight_ingest.errors import InputError, first_line
+from nsight_ingest.errors import InputError
 from nsight_ingest.history import METRICS
-from nsight_ingest.readers import timings
-from nsight_ingest.sqlmodules import Scope, fills
+from nsight_ingest.sqlmodules import Scope
 
 
 def _delta(a: float | None, b: float | None) -> dict[str, float | None]:
@@ -161,29 +158,11 @@ def captures(a: dict[str, Any], b: dict[str, Any], launches_a: dict[str, Any], l
     return result
 
 
-@fills("compare.timings")
-def fill_timings(scope: Scope) -> None:
-    """Read the timings CSV (context `timings_path`) into the timings table."""
-    path = scope.context["timings_path"]
-    try:
-        scope.con.execute(f"INSERT INTO timings {timings.select(path)}")
-    except duckdb.Error as exc:
-        raise InputError(f"{path}: {first_line(exc)}") from None
-    bad, repeated = scope.con.execute(
-        "SELECT count(*) FILTER (WHERE NOT coalesce(isfinite(seconds) AND seconds > 0, false)), "
-        "count(*) - count(DISTINCT (trial, variant, \"update\")) FROM timings").fetchone()
-    if bad:
-        raise InputError(f"{path}: {bad} timing(s) are not a finite number of seconds above 0 (NaN, inf, zero, "
-                         f"negative or empty)")
-    if repeated:
-        raise InputError(f"{path}: {repeated} row(s) repeat a (trial, variant, update) given before")
-
-
 def abba(scope: Scope, options: dict[str, Any]) -> dict[str, Any]:
     """The matched unprofiled comparison (design, per-update seconds of each variant, speedup) from per-update
     timings of before/after trials (the CSV is the scope's context `timings_path`; options `warmup`, `final`)."""
     warmup, final = options["warmup"], options["final"]
-    path = scope.context["timings_path"]
+    path = scope.context.timings_path
     variants = {r["variant"]: r for r in scope.rows("compare.abba", warmup=warmup, final=final)}
     if set(variants) != {"before", "after"}:
         raise InputError(f"{path}: need kept updates of variants 'before' and 'after', found {sorted(variants)}")

@@ -10,7 +10,7 @@ from nsight_ingest import finding_rules
 from nsight_ingest.analysis import inputs_block, rule_set_block
 from nsight_ingest.analysis.ncu import Thresholds
 from nsight_ingest.errors import EmptyScope
-from nsight_ingest.sqlmodules import Scope
+from nsight_ingest.sqlmodules import Scope, ScopeContext
 from nsight_ingest.store import Capture
 
 if TYPE_CHECKING:
@@ -88,7 +88,7 @@ def evidence(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[st
     """Every evidence relation of the scope, by name."""
     import pyarrow as pa
 
-    window = scope.context["window"]
+    window = scope.context.window
     values = {"ncu_traces": [i.trace_id for i in capture.ncu], **Thresholds.of(options).params()}
     relations = {}
     for item in EVIDENCE:
@@ -100,13 +100,13 @@ def evidence(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[st
 
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The findings of one capture (or window), ranked by gain ceiling, with those the pack could not look for."""
-    window = scope.context["window"]
+    window = scope.context.window
     relations = evidence(scope, capture, options)
     totals = [row for row in relations["summary"].to_pylist() if row["device"] is None]
     if not totals or not totals[0]["gpu_operation_count"]:
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     span = int(totals[0]["gpu_span_ns"])
-    found, skipped = finding_rules.run(scope.context["finding_set"], relations, optional_inputs(capture), span)
+    found, skipped = finding_rules.run(scope.context.finding_set, relations, optional_inputs(capture), span)
     if window:  # each finding says which window it is in, even when its rule's scope leaves that out
         found = [{**f, "scope": {"nvtx_group": window.label, **f["scope"]}} for f in found]
     return {"findings": found, "skipped": skipped, "gpu_span_ns": span,
@@ -114,9 +114,9 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
             "rule_set": finding_set_block(scope.context), "inputs": inputs_block(capture.roles())}
 
 
-def finding_set_block(context: dict[str, Any]) -> dict[str, Any]:
+def finding_set_block(context: ScopeContext) -> dict[str, Any]:
     """Which rules decided the findings: the pack's folder, version and files, and the classification rules."""
-    finding_set = context["finding_set"]
+    finding_set = context.finding_set
     return {"path": str(finding_set.directory), "version": finding_set.version,
             "files": [rule.path.name for rule in finding_set.files], "classification": rule_set_block(context)}
 

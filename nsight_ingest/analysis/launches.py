@@ -58,7 +58,7 @@ def _nvtx_group(scope: Scope, options: dict[str, Any]) -> dict[str, Any]:
 
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The launch analysis of one capture or window, as a JSON-ready dict (options: `top` gaps to list)."""
-    window = scope.context["window"]
+    window = scope.context.window
     scope.build("scope.kernels")
     if not scope.con.execute("SELECT count(*) FROM scope_kernels").fetchone()[0]:
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no kernels in this scope")
@@ -91,7 +91,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         ),
         "queue_delay_ns": queue_delay.delays(scope, capture),
         "by_family": (_by_family(scope.rows("launches.by_family"),
-                                 [family for family, _ in scope.context["family_set"].classes()])
+                                 [family for family, _ in scope.context.family_set.classes()])
                       if has_launches else None),
         **(_starved(starved.get(None)) if has_launches else {"cpu_starved_kernel_percent": None}),
     }

@@ -20,7 +20,7 @@ def delays(scope: Scope, capture: Capture) -> dict[str, Any] | None:
 
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The queue-delay statistics of one capture or window, with the files they come from."""
-    window = scope.context["window"]
+    window = scope.context.window
     return {
         "source_gpu_trace": capture.gpu_trace.path,
         "source_kernel_exec_trace": capture.kern_exec.path if capture.kern_exec else None,

@@ -18,7 +18,7 @@ from nsight_ingest import store, windows
 from nsight_ingest.analysis import communication, inputs_block, percent, rules_block
 from nsight_ingest.errors import InputError
 from nsight_ingest.rules import RuleSet
-from nsight_ingest.sqlmodules import Scope, fills
+from nsight_ingest.sqlmodules import Scope, ScopeContext
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
 
 if TYPE_CHECKING:
@@ -141,7 +141,7 @@ def capture_facts(con: duckdb.DuckDBPyConnection, capture: Capture, nvtx: str | 
         step = (min(r[0] for r in ranges), max(r[1] for r in ranges))
     sources = [RankSource(place, capture.gpu_trace.path, capture.gpu_trace.trace_id, device, step)
                for place, (device, _) in enumerate(devices)]
-    scope = Scope(con, {}, {"sources": sources})
+    scope = Scope(con, {}, ScopeContext(sources=tuple(sources)))
     bounds = {row["rank"]: (int(row["first_start_ns"]), int(row["last_end_ns"])) for row in scope.rows("ranks.bounds")}
     nccl = scope.table("ranks.nccl_kernels")
     # a handful of collective names: as a dictionary they travel in a byte a kernel instead of their text
@@ -208,21 +208,6 @@ def _device_facts(captures: list[CaptureFacts], source: RankSource) -> DeviceFac
     return found
 
 
-@fills("ranks.gathered_nccl_kernels")
-def fill_gathered(scope: Scope) -> None:
-    """Put every rank's collective kernels (context `nccl_kernels`, one table per rank) into rank_kernels."""
-    import numpy as np
-    import pyarrow as pa
-
-    for rank, table in scope.context["nccl_kernels"].items():
-        ranked = table.set_column(table.schema.get_field_index("rank"), "rank",
-                                  pa.array(np.full(len(table), rank, dtype=np.int32)))
-        scope.con.register("gathered_rank", ranked)
-        scope.con.execute("INSERT INTO rank_kernels BY NAME "
-                          "SELECT *, end_ns - start_ns AS duration_ns FROM gathered_rank")
-        scope.con.unregister("gathered_rank")
-
-
 def without_collective_kernels(capture: CaptureFacts) -> CaptureFacts:
     """A capture's facts less their collective kernels, which only the alignment reads (a rank of 2M kernels holds
     some 25 MB of them: a client that kept every rank's would hold them all through the second step)."""
@@ -239,9 +224,9 @@ def align(captures: list[CaptureFacts], sources: list[RankSource], *, shared_clo
     con = store.connect()
     try:
         nccl = {s.rank: _device_facts(captures, s).nccl_kernels for s in sources}
-        scope = Scope(con, {}, {"nccl_kernels": nccl}, GATHERED_SUBSTITUTES)
+        scope = Scope(con, {}, ScopeContext(nccl_kernels=nccl), GATHERED_SUBSTITUTES)
         clocks = _offsets(scope, sources, shared_clock, offsets or {})
-        scope.context["clocks"] = clocks
+        scope.context = replace(scope.context, clocks=clocks)  # the collectives are aligned with them
         if time_range:
             span = time_range
         elif any(s.window for s in sources):
@@ -259,27 +244,12 @@ def align(captures: list[CaptureFacts], sources: list[RankSource], *, shared_clo
         con.close()
 
 
-@fills("ranks.sources")
-def fill_sources(scope: Scope) -> None:
-    """Put the ranks' sources (context `sources`) into rank_sources."""
-    scope.con.executemany("INSERT INTO rank_sources VALUES (?, ?, ?, ?, ?)",
-                          [[s.rank, s.trace_id, s.device, *(s.window or (None, None))]
-                           for s in scope.context["sources"]])
-
-
-@fills("ranks.clock_offsets")
-def fill_offsets(scope: Scope) -> None:
-    """Put the chosen clock offsets (context `clocks`) into rank_offsets."""
-    scope.con.executemany("INSERT INTO rank_offsets VALUES (?, ?)",
-                          [[rank, clock["offset_ns"]] for rank, clock in scope.context["clocks"].items()])
-
-
 def capture_answers(scope: Scope, alignment: Alignment) -> CaptureAnswers:
     """One rank capture's figures on the aligned clock, clipped to the span: per rank (ranks.per_rank), the
     communication overlap rows (one device per rank) and the busy intervals (ranks.busy). The scope's context
     holds the capture's sources and the family set."""
     span = {"span_start": alignment.span[0], "span_end": alignment.span[1]}
-    scope.context["clocks"] = {s.rank: alignment.clocks[s.rank] for s in scope.context["sources"]}
+    scope.context = replace(scope.context, clocks={s.rank: alignment.clocks[s.rank] for s in scope.context.sources})
     scope.values.update(span)  # the ranks' communication kernels are clipped to the span
     busy = scope.table("ranks.busy", **span)
     return CaptureAnswers(scope.rows("ranks.per_rank", **span), scope.rows("communication.overlap"),

@@ -10,21 +10,12 @@ from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import idle, inputs_block, rule_set_block
 from nsight_ingest.errors import EmptyScope
-from nsight_ingest.sqlmodules import Scope, fills
+from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
 
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
-
-
-@fills("timeline.groups")
-def fill_groups(scope: Scope) -> None:
-    """Put the ranges of a --by-nvtx timeline's groups (context `nvtx_groups`: (group, start, end, tid) tuples)
-    into timeline_groups."""
-    groups = scope.context.get("nvtx_groups") or ()
-    if groups:
-        scope.con.executemany("INSERT INTO timeline_groups VALUES (?, ?, ?, ?)", [list(g) for g in groups])
 
 
 NO_CUT_NS = 2**62  # a cut time after every slice (times lie within +-2^61 ns)
@@ -65,7 +56,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     """The tracks' slices (left in the store), the counters as an Arrow table, the thread names and the `top`
     largest gaps with their cause, with the inputs and rule sets that made them; options: `bins` counter samples
     over the span, `top` gaps."""
-    window = scope.context["window"]
+    window = scope.context.window
     slices = Slices(scope)
     if not any(track["kind"] == "gpu_slices" for track in slices.tracks()):
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")

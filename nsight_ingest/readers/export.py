@@ -22,7 +22,7 @@ import duckdb
 
 from nsight_ingest import settings
 from nsight_ingest.errors import InputError, first_line
-from nsight_ingest.readers import Insert, Load, Staged
+from nsight_ingest.readers.rows import Insert, Load, Staged
 from nsight_ingest.sqlfiles import read_sql, sql_string
 
 STAGE = "nsys_export"  # the attached database the mapping reads

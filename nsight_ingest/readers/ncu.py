@@ -13,7 +13,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
-from nsight_ingest.readers import Insert, Load
+from nsight_ingest.readers.rows import Insert, Load
 from nsight_ingest.readers.source import (
     CsvTable,
     head_lines,

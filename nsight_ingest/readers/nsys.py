@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from nsight_ingest.errors import InputError
-from nsight_ingest.readers import Insert, Load
+from nsight_ingest.readers.rows import Insert, Load
 from nsight_ingest.readers.source import CsvTable, TableFile, locate_table, read_csv_call, table_copy
 from nsight_ingest.sqlfiles import read_sql, sql_string
 

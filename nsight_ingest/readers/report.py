@@ -12,6 +12,7 @@ from pathlib import Path
 
 from nsight_ingest import cache, settings
 from nsight_ingest.errors import InputError, first_line
+from nsight_ingest.readers import source
 
 # Parquet, because DuckDB reads it directly, in parallel; an .sqlite export must stream through Python.
 EXPORT_TYPE = "parquetdir"
@@ -79,7 +80,7 @@ def _failure(report: Path, completed: subprocess.CompletedProcess) -> InputError
 def exported(report: Path, nsys: str | None, cache_dir: Path | None) -> tuple[Path, tuple[str, ...]]:
     """The export directory of `report`, converted now unless a whole conversion of the same bytes is cached, and
     the warnings of getting it (a damaged conversion found in the cache is removed and made again)."""
-    sha256 = cache.known_hashes(report, cache.root(cache_dir) / "hashes")[0]
+    sha256 = source.known_hashes(report, cache.root(cache_dir) / "hashes")[0]
     # the report's own folder names its conversions, so reports of one name in two folders keep theirs apart
     prefix = f"{report.stem}.{hashlib.sha256(str(report.resolve()).encode()).hexdigest()[:8]}"
     name = f"{prefix}.{sha256[:16]}.{EXPORT_TYPE}"

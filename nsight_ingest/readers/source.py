@@ -12,6 +12,7 @@ import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
+from nsight_ingest import cache
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlfiles import sql_string
 
@@ -303,3 +304,36 @@ def utf8_copy(path: Path) -> tuple[Path, int]:
             out.write(text)
         out.write(decoder.decode(b"", final=True))
     return Path(out.name), replaced
+
+
+def _hash_entry(folder: Path, path: Path) -> Path:
+    return folder / hashlib.sha256(repr(file_identity(path)).encode()).hexdigest()
+
+
+def remembered_hashes(path: Path, folder: Path) -> tuple[str, str | None] | None:
+    """The input's hashes when `folder` remembers them for the file as it is now (see known_hashes), else None."""
+    try:
+        raw, _, content = _hash_entry(folder, path).read_text().partition(" ")
+    except OSError:
+        return None
+    if len(raw) != 64:
+        return None
+    hashes = (raw, content.strip() or None)
+    remember_hashes(path, hashes)
+    return hashes
+
+
+def known_hashes(path: Path, folder: Path) -> tuple[str, str | None]:
+    """The input's hashes (file_hashes), remembered in `folder` by the file's identity (path, inode, size,
+    modification and change times) so that an unchanged input is not read again to be named."""
+    hashes = remembered_hashes(path, folder)
+    if hashes is not None:
+        return hashes
+    hashes = file_hashes(path)
+    try:
+        folder.mkdir(parents=True, exist_ok=True)
+        with cache.whole(_hash_entry(folder, path)) as written:
+            written.write_text(f"{hashes[0]} {hashes[1] or ''}\n")
+    except OSError:
+        pass  # an unusable cache folder only means the file is read again next time
+    return hashes

@@ -1,5 +1,5 @@
-"""The one-capture report: a self-contained HTML page of what pipeline.report answered (the classify and launches
-answers of one scope and the report's own figures), with plotly charts."""
+"""The one-capture report: a self-contained HTML page of the report's answer (the classify and launches answers of
+one scope and the report's own figures), with plotly charts."""
 
 from __future__ import annotations
 
@@ -321,8 +321,8 @@ def render(answer: dict[str, Any]) -> tuple[str, list[str]]:
 
 
 def write(answer: dict[str, Any], path: Path, flag: str = "-o") -> dict[str, Any]:
-    """Write the report page of `answer` (pipeline.report) to `path` (given with `flag`), whole or not at all, never
-    over an input (the siblings found too); what it holds."""
+    """Write the report page of `answer` (the report's answer) to `path` (given with `flag`), whole or not at all,
+    never over an input (the siblings found too); what it holds."""
     summary = answer["classify"]
     output_checked(path, [i["path"] for i in summary["inputs"]], "report", flag)
     text, section_ids = render(answer)

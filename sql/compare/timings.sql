@@ -1,5 +1,5 @@
 -- Per-update wall-clock timings of matched before/after runs, as read from the --abba CSV.
--- filled by: nsight_ingest.analysis.compare
+-- filled by: nsight_ingest.fillers
 -- creates: timings
 --   trial    trial label
 --   variant  before | after

@@ -1,6 +1,6 @@
 -- The clock offset applied to each rank (estimated by ranks.clock_estimates, given with --offset, or 0 on a shared
 -- clock): a rank's time + offset_ns is the aligned clock.
--- filled by: nsight_ingest.analysis.ranks
+-- filled by: nsight_ingest.fillers
 -- creates: rank_offsets
 --   rank       rank number
 --   offset_ns  offset to the aligned clock (ns)

@@ -1,6 +1,6 @@
 -- ranks.kernels where only collective kernels are needed (it stands in for it in the store that aligns the
 -- ranks): every rank's rows of ranks.nccl_kernels, gathered from the ranks' own stores.
--- filled by: nsight_ingest.analysis.ranks
+-- filled by: nsight_ingest.fillers
 -- creates: rank_kernels
 --   rank         rank number
 --   stream_id    NULL here (the alignment reads no stream)

@@ -1,5 +1,5 @@
 -- Where each rank's kernels are: a trace and device of the store, optionally a window of the rank's own clock.
--- filled by: nsight_ingest.analysis.ranks
+-- filled by: nsight_ingest.fillers
 -- creates: rank_sources
 --   rank             rank number
 --   trace_id         the rank's cuda_gpu_trace

@@ -1,7 +1,7 @@
 -- The time ranges a window keeps (NVTX ranges or --range); empty for a whole capture. With them, the macro
 -- in_window(ts, thread): true when instant `ts` lies in a range, on the range's thread when both say (thread NULL:
 -- any). Pass qualified columns (`l.tid`): the macro's subquery has columns of the same names.
--- filled by: nsight_ingest.windows
+-- filled by: nsight_ingest.fillers
 -- creates: scope_window_ranges
 --   start_ns  range start (ns, the capture's clock)
 --   end_ns    range end, exclusive (ns)

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from nsight_ingest import sqlmodules, store
+from nsight_ingest import sqlcatalog, sqlmodules, store
 
 # The values of a capture's scope: gpu trace 1, kern_exec trace 2, the whole capture, no API trace, no summaries,
 # no ncu.
@@ -63,7 +63,7 @@ def given(scope: sqlmodules.Scope, name: str, columns: Sequence[str], rows: Sequ
     """The relation module `name` creates, as a TEMP TABLE of `rows`, and `name` (with its requirements) marked
     built in `scope`. The table has exactly the columns `name`'s header documents, in order: those of `columns`
     (names the header documents, optionally with a type: 'context_key UBIGINT') from the rows, the others NULL."""
-    found = sqlmodules.module(name)
+    found = sqlcatalog.module(name)
     documented = [c.name for c in found.columns]
     typed = {c.split()[0]: c for c in columns}
     unknown = set(typed) - set(documented)
@@ -72,7 +72,7 @@ def given(scope: sqlmodules.Scope, name: str, columns: Sequence[str], rows: Sequ
     select = ", ".join(c if c in typed else f"NULL::BIGINT AS {c}" for c in documented)
     scope.con.execute(f"CREATE OR REPLACE TEMP TABLE {found.creates} AS SELECT {select} FROM given_rows")
     scope.con.execute("DROP TABLE given_rows")
-    scope.built.update(done for done, _ in sqlmodules.order([name], scope.substitutes))
+    scope.built.update(done for done, _ in sqlcatalog.order([name], scope.substitutes))
 
 
 @pytest.fixture

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import csv
 import sqlite3
+from dataclasses import replace
 
 import pytest
 
@@ -24,7 +25,7 @@ def corpus() -> list[dict[str, str]]:
 
 def families_of(scope, names: list[str]) -> dict[str, str]:
     """Each name's family from the bundled family rules, through the module."""
-    scope.context["family_set"] = load_family_set()
+    scope.context = replace(scope.context, family_set=load_family_set())
     given(scope, "scope.names", ["name", "name_id"], [(n, i) for i, n in enumerate(names, start=1)])
     scope.build("classify.kernel_families")
     return dict(scope.con.execute("SELECT name, family FROM kernel_families").fetchall())
@@ -121,7 +122,7 @@ def test_winner_and_record(scope):
     assert got == {"nvjet_tst_64x8_TNT": "gemm",
                    "cudnn_generated_fort_native_sdpa_sm90_flash_fprop_kernel0_0": "attention",
                    "mystery_kernel": "other"}
-    version = scope.context["family_set"].version
+    version = scope.context.family_set.version
     assert scope.con.execute("SELECT name, family, rule_file, match_count FROM name_families "
                              "WHERE family_set_version = $v ORDER BY name", {"v": version}).fetchall() == [
         # sdpa names also hold 'fprop' (convolution, priority 15): attention (10) wins; two rules matched

@@ -12,13 +12,14 @@ import pyarrow as pa
 import pyarrow.parquet as pq
 import pytest
 
-from nsight_ingest import history, pipeline, sqlmodules, store, windows
+from nsight_ingest import history, runs, sqlcatalog, sqlmodules, store, windows
 from nsight_ingest.analysis import ranks
 from nsight_ingest.analysis.ncu import COMMON_METRICS
+from nsight_ingest.readers.capture import CaptureFiles
 from nsight_ingest.rules import load_rule_set
 from tests.conftest import DATA, SAMPLES
 
-MODULES = [m.name for m in sqlmodules.all_modules() if not m.name.startswith("common.")]
+MODULES = [m.name for m in sqlcatalog.all_modules() if not m.name.startswith("common.")]
 
 # Documented columns that differ from the output (module -> reason); each is an expected failure until fixed.
 KNOWN_MISMATCHES: dict[str, str] = {}
@@ -31,8 +32,8 @@ def test_there_are_modules_of_every_family():
 
 @pytest.mark.parametrize("name", MODULES)
 def test_requirements_exist_and_columns_are_documented(name):
-    found = sqlmodules.module(name)
-    ordered = [done for done, _ in sqlmodules.order([name])]  # raises when a requirement does not exist
+    found = sqlcatalog.module(name)
+    ordered = [done for done, _ in sqlcatalog.order([name])]  # raises when a requirement does not exist
     assert ordered[-1] == name and set(found.requires) <= set(ordered)
     assert found.columns, f"{name}: the header documents no output column"
     assert len({c.name for c in found.columns}) == len(found.columns), f"{name}: a column documented twice"
@@ -51,7 +52,7 @@ class Inputs:
     params: dict
 
     def scope_of(self, name: str) -> sqlmodules.Scope:
-        if name in pipeline.WINDOW_SUBSTITUTES.values():
+        if name in runs.WINDOW_SUBSTITUTES.values():
             return self.window
         if name == "scope.ncu_ops":
             return self.ncu
@@ -77,28 +78,29 @@ def tiny_history(folder: Path) -> None:
 @pytest.fixture(scope="module")
 def inputs(tmp_path_factory) -> Inputs:
     folder = tmp_path_factory.mktemp("headers")
-    run = pipeline.Run(store.connect(details=True), load_rule_set())  # timeline.ops reads the grid and block
-    capture = pipeline.open_capture(run, pipeline.CaptureFiles(
+    run = runs.Run(store.connect(details=True), load_rule_set())  # timeline.ops reads the grid and block
+    capture = runs.open_capture(run, CaptureFiles(
         str(SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv"),
         nvtx_trace=str(SAMPLES / "h200_dit_graph_nvtx_pushpop_trace.csv")))
     assert capture.kern_exec is not None and capture.nvtx is not None
-    ncu_run = pipeline.Run(store.connect(), run.rule_set)  # its own connection: it builds scope_kernels too
+    ncu_run = runs.Run(store.connect(), run.rule_set)  # its own connection: it builds scope_kernels too
     ncu = store.ingest_ncu(ncu_run.con, DATA / "ncu" / "h200_dit_raw_metrics.csv")
     facts = ranks.capture_facts(run.con, capture, None)
     sources = ranks.assign([facts])
     rank_scope = sqlmodules.Scope(run.con, {"span_start": 12_000_000, "span_end": 22_000_000},
-                                  {"sources": sources, "clocks": {s.rank: {"offset_ns": 0} for s in sources},
-                                   "nccl_kernels": {s.rank: d.nccl_kernels
+                                  sqlmodules.ScopeContext(
+                                      sources=tuple(sources), clocks={s.rank: {"offset_ns": 0} for s in sources},
+                                      nccl_kernels={s.rank: d.nccl_kernels
                                                     for s, d in zip(sources, facts.devices, strict=True)},
-                                   "family_set": run.family_set}, pipeline.RANK_SUBSTITUTES)
+                                      family_set=run.family_set), runs.RANK_SUBSTITUTES)
     tiny_history(folder / "history")
     history_scope = sqlmodules.Scope(store.connect(), {
         "history_files": str(folder / "history" / "date=*/*.parquet"), "day": dt.date(2026, 11, 2),
         "rule_set_version": "v", "family_set_version": "f", "family_metrics": list(history.FAMILY_METRICS),
-        "baseline_runs": 7}, {"baseline": history.Baseline()})  # the night history.baselines builds
+        "baseline_runs": 7}, sqlmodules.ScopeContext(baseline=history.Baseline()))  # the night history.baselines builds
     timings = folder / "timings.csv"
     timings.write_text("trial,variant,update,seconds\n1,before,1,2.0\n1,before,2,2.2\n2,after,1,1.5\n2,after,2,1.7\n")
-    compare_scope = sqlmodules.Scope(store.connect(), {}, {"timings_path": timings})
+    compare_scope = sqlmodules.Scope(store.connect(), {}, sqlmodules.ScopeContext(timings_path=timings))
     params = {
         "top": 5, "device": None, "calls": 3,  # launches.*, audit.unclassified; classify.timeline
         "traces": [ncu.trace_id], "common": COMMON_METRICS, "all_metrics": False,  # ncu.*
@@ -114,18 +116,18 @@ def inputs(tmp_path_factory) -> Inputs:
         "nvtx_trace": capture.nvtx.trace_id, "name": "step 1", "pattern": "step \\d+",  # scope.nvtx_ranges
     }
     # a window on a connection of its own: its substitutes replace the capture's views by tables
-    window_run = pipeline.Run(store.connect(), run.rule_set)
-    window_capture = pipeline.open_capture(window_run, pipeline.CaptureFiles(
+    window_run = runs.Run(store.connect(), run.rule_set)
+    window_capture = runs.open_capture(window_run, CaptureFiles(
         str(SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv"),
         nvtx_trace=str(SAMPLES / "h200_dit_graph_nvtx_pushpop_trace.csv")))
-    window = pipeline.capture_scope(window_run, window_capture, windows.time_range("0:"))
-    return Inputs(pipeline.capture_scope(run, capture), window, pipeline.ncu_scope(ncu_run, [ncu]), rank_scope,
+    window = runs.capture_scope(window_run, window_capture, windows.time_range("0:"))
+    return Inputs(runs.capture_scope(run, capture), window, runs.ncu_scope(ncu_run, [ncu]), rank_scope,
                   history_scope, compare_scope, params)
 
 
 def output_columns(inputs: Inputs, name: str) -> list[str]:
     """The columns module `name` outputs: its relation's, or its query's."""
-    found = sqlmodules.module(name)
+    found = sqlcatalog.module(name)
     scope = inputs.scope_of(name)
     if found.creates:
         scope.build(name)
@@ -137,7 +139,7 @@ def output_columns(inputs: Inputs, name: str) -> list[str]:
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISMATCHES[n])) if n in KNOWN_MISMATCHES
     else n for n in MODULES])
 def test_documented_columns_are_the_output_columns(inputs, name):
-    documented = [c.name for c in sqlmodules.module(name).columns]
+    documented = [c.name for c in sqlcatalog.module(name).columns]
     assert output_columns(inputs, name) == documented
 
 
@@ -157,8 +159,8 @@ def test_the_sample_inputs_give_rows(inputs):
 
 
 def test_a_missing_module_is_named():
-    with pytest.raises(sqlmodules.ModuleError, match=r"no SQL module 'no\.such_module'"):
-        sqlmodules.order(["no.such_module"])
+    with pytest.raises(sqlcatalog.ModuleError, match=r"no SQL module 'no\.such_module'"):
+        sqlcatalog.order(["no.such_module"])
 
 
 @pytest.fixture
@@ -171,30 +173,30 @@ def sql_root(tmp_path, monkeypatch):
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(text, encoding="utf-8")
 
-    monkeypatch.setattr(sqlmodules, "sql_root", lambda: tmp_path)
-    sqlmodules.module.cache_clear()
+    monkeypatch.setattr(sqlcatalog, "sql_root", lambda: tmp_path)
+    sqlcatalog.module.cache_clear()
     yield write
-    sqlmodules.module.cache_clear()  # no module of the temporary root stays cached for the other tests
+    sqlcatalog.module.cache_clear()  # no module of the temporary root stays cached for the other tests
 
 
 def test_a_missing_requirement_names_who_requires_it(sql_root):
     sql_root({"a/one": "-- requires: a.missing\n-- creates: one\n--   x  a column\n"})
-    with pytest.raises(sqlmodules.ModuleError, match=r"'a\.missing'.*required by a\.one"):
-        sqlmodules.order(["a.one"])
+    with pytest.raises(sqlcatalog.ModuleError, match=r"'a\.missing'.*required by a\.one"):
+        sqlcatalog.order(["a.one"])
 
 
 def test_a_requirement_cycle_is_reported(sql_root):
     sql_root({"a/one": "-- requires: a.two\n-- creates: one\n--   x  a column\n",
               "a/two": "-- requires: a.one\n-- creates: two\n--   x  a column\n"})
-    with pytest.raises(sqlmodules.ModuleError, match=r"cycle: a\.one -> a\.two -> a\.one"):
-        sqlmodules.order(["a.one"])
+    with pytest.raises(sqlcatalog.ModuleError, match=r"cycle: a\.one -> a\.two -> a\.one"):
+        sqlcatalog.order(["a.one"])
 
 
 def test_a_requirement_list_goes_on_on_the_next_line(sql_root):
     sql_root({"a/one": "-- requires: a.two,\n--   a.three\n-- creates: one\n--   x  a column\n",
               "a/two": "-- creates: two\n--   x  a column\n", "a/three": "-- creates: three\n--   x  a column\n"})
-    assert sqlmodules.module("a.one").requires == ("a.two", "a.three")
-    assert [name for name, _ in sqlmodules.order(["a.one"])] == ["a.two", "a.three", "a.one"]
+    assert sqlcatalog.module("a.one").requires == ("a.two", "a.three")
+    assert [name for name, _ in sqlcatalog.order(["a.one"])] == ["a.two", "a.three", "a.one"]
 
 
 def test_the_sql_reference_page_is_current():
@@ -203,25 +205,39 @@ def test_the_sql_reference_page_is_current():
 
     page = sql_reference.PAGE.read_text(encoding="utf-8")
     assert page == sql_reference.render(), "docs/sql-reference.md is not current: run make sql-reference"
-    for found in sqlmodules.all_modules():  # every module is there, with every documented column
+    for found in sqlcatalog.all_modules():  # every module is there, with every documented column
         assert f"### `{found.name}`" in page
         assert all(f"| `{column.name}` |" in page for column in found.columns)
 
 
 @pytest.mark.parametrize(("name", "replacement"),
-                         [*pipeline.WINDOW_SUBSTITUTES.items(), ("scope.ops", "scope.ncu_ops")])
+                         [*runs.WINDOW_SUBSTITUTES.items(), ("scope.ops", "scope.ncu_ops")])
 def test_substitutes_build_what_they_stand_in_for(name, replacement):
-    found = sqlmodules.substitute(name, replacement)  # raises unless the relation and its columns are the same
-    assert found.creates == sqlmodules.module(name).creates
+    found = sqlcatalog.substitute(name, replacement)  # raises unless the relation and its columns are the same
+    assert found.creates == sqlcatalog.module(name).creates
 
 
 def test_a_substitute_must_build_the_same_relation():
-    with pytest.raises(sqlmodules.ModuleError, match=r"cannot stand in for scope\.ops"):
-        sqlmodules.substitute("scope.ops", "scope.launches")
+    with pytest.raises(sqlcatalog.ModuleError, match=r"cannot stand in for scope\.ops"):
+        sqlcatalog.substitute("scope.ops", "scope.launches")
 
 
 @pytest.mark.parametrize("name", ["common.units", "common.ncu_metric_aliases"])
 def test_common_tables_have_their_documented_columns(name):
-    found = sqlmodules.module(name)
+    found = sqlcatalog.module(name)
     columns = [row[0] for row in store.connect().execute(f"DESCRIBE {found.creates}").fetchall()]
     assert columns == [c.name for c in found.columns]
+
+
+def test_the_filler_and_pass_tables_match_the_headers():
+    """A module's `-- filled by:` / `-- computed by:` header names the Python module whose function the
+    fillers.FILLERS / passes.PASSES table holds for it, and every entry of the tables is such a module's."""
+    from nsight_ingest import fillers, passes
+
+    modules = {found.name: found for found in sqlcatalog.all_modules()}
+    filled = {name: found.filled_by for name, found in modules.items() if found.filled_by}
+    computed = {name: found.computed_by for name, found in modules.items() if found.computed_by}
+    assert set(fillers.FILLERS) == set(filled)
+    assert set(passes.PASSES) == set(computed)
+    assert all(fillers.FILLERS[name].__module__ == module for name, module in filled.items())
+    assert all(passes.PASSES[name].__module__ == module for name, module in computed.items())

@@ -26,10 +26,10 @@ def night():
     scope = sqlmodules.Scope(store.connect(), {
         "day": TONIGHT, "rule_set_version": "v", "family_set_version": "f",
         "family_metrics": list(history.FAMILY_METRICS), "baseline_runs": 7},
-        {"baseline": history.Baseline(directions={
+        sqlmodules.ScopeContext(baseline=history.Baseline(directions={
             "cpu_starved_kernel_percent": "up", "kernel_union_percent": "down", "kernel_time_ms": "up",
             "kernel_busy_percent": "down", "launch_overlap_percent": "down", "communication_overlap_percent": "down",
-            "gpu_span_ms": "up"})})
+            "gpu_span_ms": "up"})))
     given(scope, "history.rows", ROWS, [
         # up, %: median 97, MAD 1, allowed max(3 x 1.4826 x 1 = 4.45, 5% x 97 = 4.85) = 4.85: 101.85, capped 100
         *metric("cpu_starved_kernel_percent", "%", [96, 98, 97, 99]),

@@ -3,7 +3,7 @@ cuda_gpu_trace, trace 2: the cuda_kern_exec_trace), expected rows worked out by 
 
 from __future__ import annotations
 
-from nsight_ingest import pipeline
+from nsight_ingest import runs
 from tests.sql.conftest import store_rows
 
 OPS = ["trace_id", "op_kind", "device", "device_index", "stream_id", "start_ns", "duration_ns", "name"]
@@ -94,8 +94,7 @@ def test_window_keeps_kernels_by_launch_call_and_other_ops_by_gpu_start(scope):
     L5 call 3100 thread 5, kernel 3150      kernel K8 3150                 yes: the range's thread
     L6 call 3200 thread 6, kernel 3250      kernel K9 3250                 no: another thread's call
     """
-    scope.substitutes.update(pipeline.WINDOW_SUBSTITUTES)
-    scope.context["window"] = None
+    scope.substitutes.update(runs.WINDOW_SUBSTITUTES)
     scope.build("scope.window_ranges")  # empty; the ranges are ours
     scope.con.execute("INSERT INTO scope_window_ranges VALUES (1000, 2000, NULL), (3000, 4000, 5)")
     store_rows(scope.con, "kernel_launches", LAUNCHES, [
