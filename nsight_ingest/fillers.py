@@ -24,10 +24,12 @@ def fill_window_ranges(scope: Scope) -> None:
     if window is not None:
         scope.con.executemany("INSERT INTO scope_window_ranges VALUES (?, ?, ?)", [list(r) for r in window.ranges])
 
+
 def fill_directions(scope: Scope) -> None:
     """Put the baseline's metric directions (context `baseline`) into metric_directions."""
     scope.con.executemany("INSERT INTO metric_directions VALUES (?, ?)",
                           list(scope.context.baseline.directions.items()))
+
 
 def fill_timings(scope: Scope) -> None:
     """Read the timings CSV (context `timings_path`) into the timings table."""
@@ -45,6 +47,7 @@ def fill_timings(scope: Scope) -> None:
     if repeated:
         raise InputError(f"{path}: {repeated} row(s) repeat a (trial, variant, update) given before")
 
+
 def fill_gathered(scope: Scope) -> None:
     """Put every rank's collective kernels (context `nccl_kernels`, one table per rank) into rank_kernels."""
     import numpy as np
@@ -58,16 +61,19 @@ def fill_gathered(scope: Scope) -> None:
                           "SELECT *, end_ns - start_ns AS duration_ns FROM gathered_rank")
         scope.con.unregister("gathered_rank")
 
+
 def fill_sources(scope: Scope) -> None:
     """Put the ranks' sources (context `sources`) into rank_sources."""
     scope.con.executemany("INSERT INTO rank_sources VALUES (?, ?, ?, ?, ?)",
                           [[s.rank, s.trace_id, s.device, *(s.window or (None, None))]
                            for s in scope.context.sources])
 
+
 def fill_offsets(scope: Scope) -> None:
     """Put the chosen clock offsets (context `clocks`) into rank_offsets."""
     scope.con.executemany("INSERT INTO rank_offsets VALUES (?, ?)",
                           [[rank, clock["offset_ns"]] for rank, clock in scope.context.clocks.items()])
+
 
 def fill_groups(scope: Scope) -> None:
     """Put the ranges of a --by-nvtx timeline's groups (context `nvtx_groups`: (group, start, end, tid) tuples)

@@ -270,8 +270,8 @@ def _each_side(run: Run, analysis: Analysis, request: Request) -> dict[str, Any]
                 or options["gate_metric"] != COMPARE.defaults()["gate_metric"]:
             raise InputError("--fail-above, --gate-metric and window options compare two captures, not --abba "
                              "timings")
-        timings = {**ABBA.defaults(), **options}
-        return answered(ABBA, Scope(duckdb.connect(), {}, ScopeContext(timings_path=request.timings)), timings)
+        abba_options = {**ABBA.defaults(), **options}
+        return answered(ABBA, Scope(duckdb.connect(), {}, ScopeContext(timings_path=request.timings)), abba_options)
     if len(request.captures) != 2:
         raise InputError("compare needs two cuda_gpu_trace files (before, after) or --abba TIMINGS.csv")
     if choice.per_nvtx:

@@ -23,7 +23,7 @@ if TYPE_CHECKING:  # pyarrow and numpy are imported where a pass runs: a cached 
     # the types the context holds, from the floors above (their modules use this one)
     from nsight_ingest.analysis.ranks import RankSource
     from nsight_ingest.history import Baseline
-    from nsight_ingest.passes import Columns, Pass
+    from nsight_ingest.passes import Columns, Pass, Stream
     from nsight_ingest.rules import RuleSet
     from nsight_ingest.windows import Window
 
@@ -62,8 +62,9 @@ def _arrow(rows: Columns) -> pa.RecordBatch:
                             for name, values in rows.items()})
 
 
-def _streamed(con: duckdb.DuckDBPyConnection, found: Module, rows: duckdb.DuckDBPyRelation) -> Path:
-    """Run a streamed pass over the rows, a batch at a time; the Parquet file that holds its output."""
+def _streamed(con: duckdb.DuckDBPyConnection, found: Module, rows: duckdb.DuckDBPyRelation,
+              kind: type[Stream]) -> Path:
+    """Run the streamed pass `kind` over the rows, a batch at a time; the Parquet file that holds its output."""
     import pyarrow as pa
     import pyarrow.parquet as pq
 
@@ -73,10 +74,10 @@ def _streamed(con: duckdb.DuckDBPyConnection, found: Module, rows: duckdb.DuckDB
     folder = Path(spill)
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / f"{found.pass_relation}-{id(con):x}.parquet"
-    stream, writer = _pass(found)(), None  # type: ignore[call-arg]
+    stream, writer = kind(), None
     try:
         for batch in chain(rows.to_arrow_reader(STREAM_BATCH), [None]):
-            out = stream.finish() if batch is None else stream.step(_numpy(batch))  # type: ignore[attr-defined]
+            out = stream.finish() if batch is None else stream.step(_numpy(batch))
             if out is not None:
                 table = pa.Table.from_batches([_arrow(out)])
                 # lz4 and no dictionaries: the file is read once, and at 1M kernels this writes it 3x faster than
@@ -91,7 +92,7 @@ def _streamed(con: duckdb.DuckDBPyConnection, found: Module, rows: duckdb.DuckDB
     return path
 
 
-def _pass(found: Module) -> Pass:
+def _pass(found: Module) -> Pass | type[Stream]:
     """The pass over ordered rows that computes module `found` (its header says `-- computed by:`)."""
     from nsight_ingest.passes import PASSES  # numpy: imported where a pass runs
 
@@ -123,7 +124,7 @@ def _run(con: duckdb.DuckDBPyConnection, found: Module, values: dict[str, Any], 
             rows = con.sql(statement.query, params=_parameters(found, statement, values))
             run_pass = _pass(found)
             if isinstance(run_pass, type):  # a streamed pass: a class whose instances take batches
-                streamed = _streamed(con, found, rows)
+                streamed = _streamed(con, found, rows, run_pass)
                 if found.creates is None:  # few rows: the file is gone when they are read
                     import pyarrow.parquet as pq
 
