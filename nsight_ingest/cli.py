@@ -15,7 +15,7 @@ from typing import Annotated, Any
 import duckdb
 import typer
 
-from nsight_ingest import nightly, pipeline, ranks_job, registry, report, runs, settings, store
+from nsight_ingest import nightly, pipeline, ranks_job, registry, report, runs, settings, store, tables
 from nsight_ingest.errors import InputError, first_line
 from nsight_ingest.finding_rules import SEVERITIES
 from nsight_ingest.history import Baseline
@@ -108,17 +108,14 @@ def _print(result: Any, fmt: Format, analysis: registry.Analysis, details: bool 
     if fmt is Format.json:
         print(report.to_json(result))
         return
-    from nsight_ingest.report import tables  # rich loads only for a table
-
-    printer = getattr(tables, analysis.printer)
     if analysis.windows and ("windows" in result or "groups" in result):  # a row per window or group, then each
         tables.print_windows(result)
         for part in pipeline.parts_of(result) if details or "groups" in result else ():
-            printer(part)
+            analysis.print_table(part)
     else:
-        printer(result)
+        analysis.print_table(result)
     if isinstance(result.get("findings"), dict):  # classify --findings
-        tables.print_findings(result["findings"])
+        registry.FINDINGS.print_table(result["findings"])
 
 
 def _option(option: registry.Option) -> inspect.Parameter:
@@ -134,7 +131,7 @@ def _keyword(name: str, annotation: Any, default: Any = None) -> inspect.Paramet
 SOURCES = (_keyword("nsys", Nsys), _keyword("cache_dir", CacheDir), _keyword("no_cache", NoCache, False))
 
 
-def _answered(given: dict[str, Any], run: runs.Run, analysis: registry.Analysis) -> Any:
+def _answer_given(given: dict[str, Any], run: runs.Run, analysis: registry.Analysis) -> Any:
     return pipeline.answer(run, analysis, _request(analysis, given))
 
 
@@ -144,7 +141,7 @@ def _command(analysis: registry.Analysis, inputs: list[inspect.Parameter], body=
     it reads `captures`), its options (and `extra` ones) and --format; `body(given, run)` returns the result to
     print (given: the parsed values, the options under `options`; without a body, the pipeline's answer to them),
     and the run's warnings are printed."""
-    body = body or (lambda given, run: _answered(given, run, analysis))
+    body = body or (lambda given, run: _answer_given(given, run, analysis))
     options = (*analysis.options, *extra)
     rules = [_keyword("rules", Rules)] if analysis.uses_rules else []
     rules += [_keyword("families", Families)] if analysis.uses_rules or analysis.uses_families else []
@@ -252,7 +249,7 @@ app.command(name="report")(_command(registry.REPORT, [
     _keyword("kern_exec", KernExec), _keyword("api_trace", ApiTrace), _keyword("nvtx", Nvtx),
     _keyword("nvtx_trace", NvtxTrace), _keyword("time_range", TimeRange), _keyword("by_nvtx", ByNvtx),
     _keyword("per_nvtx", PerNvtxRefused), _keyword("ncu", NcuFiles)],
-    lambda given, run: _write_page(_answered(given, run, registry.REPORT), given["output"], "-o")))
+    lambda given, run: _write_page(_answer_given(given, run, registry.REPORT), given["output"], "-o")))
 
 
 Output = Annotated[Path, typer.Option("-o", "--output", help="the timeline file: Perfetto protobuf (.pftrace, opened "
@@ -267,7 +264,7 @@ GroupsOnTimeline = Annotated[str | None, typer.Option("--by-nvtx", help="only th
 def _timeline(given: dict[str, Any], run: runs.Run) -> dict[str, Any]:
     from nsight_ingest.report import timeline
 
-    written = timeline.write(_answered(given, run, registry.TIMELINE), given["output"],
+    written = timeline.write(_answer_given(given, run, registry.TIMELINE), given["output"],
                              given["options"]["max_events"])
     run.warnings.extend(written.pop("warnings"))
     return written
@@ -369,7 +366,6 @@ def query(
     fmt: Annotated[QueryFormat, typer.Option("--format", help="output format")] = QueryFormat.table,
 ) -> None:
     """Run your own SQL on a persisted store (read-only)."""
-    from nsight_ingest.report import tables
 
     columns, rows = store.query(db, sql)
     repeated = sorted({c for c in columns if columns.count(c) > 1})

@@ -17,7 +17,7 @@ from nsight_ingest.analysis import findings, idle, integrity
 from nsight_ingest.analysis.compare import check_gate
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers.capture import CaptureFiles, CaptureInputs, resolve
-from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, FINDINGS, LAUNCHES, Analysis
+from nsight_ingest.registry import ABBA, CLASSIFY, COMPARE, FINDINGS, INPUT_KINDS, LAUNCHES, Analysis
 from nsight_ingest.runs import (
     Run,
     answer_key,
@@ -56,7 +56,10 @@ class Request:
 
 def answer(run: Run, analysis: Analysis, request: Request) -> dict[str, Any]:
     """The answer of a registered analysis to a request: the command's JSON. Its options are the request's over the
-    analysis' defaults."""
+    analysis' defaults. A request holding inputs of a kind the analysis does not read is a bug (exit 3)."""
+    given = [name for name in ("captures", "ncu_files", "timings") if getattr(request, name)]
+    if not set(given) <= set(INPUT_KINDS[analysis.inputs]):
+        raise ValueError(f"{analysis.name} reads {analysis.inputs} inputs; the request holds {', '.join(given)}")
     asked = replace(request, options={**analysis.defaults(), **request.options})
     return _ANSWERS[analysis.scopes](run, analysis, asked)
 

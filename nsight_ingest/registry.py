@@ -4,7 +4,7 @@ The CLI makes one command per capture analysis and the pipeline answers them all
 integrity warnings, every input form); ncu, ranks and compare take other inputs and have commands of their own.
 
 Adding an analysis: a SQL module under sql/ (its header declares what it requires and returns), a function that
-shapes its rows (analysis/), and an entry here.
+shapes its rows and one that prints them as tables (both in its module under analysis/), and an entry here.
 """
 
 from __future__ import annotations
@@ -42,9 +42,11 @@ class Option:
     kind: Any = None
 
 
-# What an analysis reads: one capture (its files, siblings found by name), a capture per rank, two captures (or
-# per-update timings) to compare, ncu exports.
-INPUT_KINDS = ("capture", "ranks", "pair", "timings", "ncu")
+# What an analysis reads, and the fields of the pipeline's request that kind fills: one capture (its files, siblings
+# found by name, ncu exports of the same workload beside), a capture per rank, two captures (or per-update timings)
+# to compare, ncu exports.
+INPUT_KINDS = {"capture": ("captures",), "ranks": ("captures",), "pair": ("captures", "timings"),
+               "timings": ("timings",), "ncu": ("ncu_files",)}
 # How its scopes are made: a scope per window of the choice ("each window": the capture commands, cached in the
 # store), one scope for a page (the report: classify, launches and its figures, and each --by-nvtx group's
 # classify) or for a timeline (--by-nvtx groups as one window), one of the profiled ncu launches, one per rank
@@ -62,7 +64,7 @@ class Analysis:
     name: str
     help: str
     answer: Callable[..., dict[str, Any]]
-    printer: str  # the function of nsight_ingest.report.tables that prints it (rich loads only for a table)
+    print_table: Callable[..., None]  # prints the answer as text tables for people (result, console=None)
     modules: tuple[str, ...]
     keys: tuple[str, ...]
     options: tuple[Option, ...] = ()
@@ -99,7 +101,7 @@ _SOURCES = ("source_gpu_trace", "source_kernel_exec_trace")
 
 CLASSIFY = Analysis(
     "classify", "Where the kernel time goes, by component, with launch gaps and CPU-GPU launch overlap.",
-    classify.answer, "print_classify",
+    classify.answer, classify.print_table,
     modules=("scope.summary", "classify.timeline", "classify.components", "classify.families",
              "classify.top_kernels", "scope.launch_coverage", "launches.launch_api", "scope.integrity",
              "scope.graph_launches", "scope.summary_kernels", "ncu.by_component", "scope.window_busy",
@@ -114,7 +116,7 @@ CLASSIFY = Analysis(
                     maximum=MOST), *THRESHOLDS), takes_ncu=True)
 LAUNCHES = Analysis(
     "launches", "Why the GPU waits: gap anatomy, launch-call latency, queueing and CPU starvation.",
-    launches.answer, "print_launches",
+    launches.answer, launches.print_table,
     modules=("launches.gap_percentiles", "launches.cpu_starved", "launches.stream_gaps", "scope.launch_coverage",
              "launches.launch_api", "launches.largest_gaps", "launches.gaps_by_component_pair",
              "launches.gaps_by_family_pair", "launches.by_family", "launches.queue_delay", "scope.integrity",
@@ -130,12 +132,12 @@ LAUNCHES = Analysis(
                     minimum=1, maximum=MOST)))
 QUEUE_DELAY = Analysis(
     "queue-delay", "How long launched kernels waited in the launch queue (kern_exec Queue Dur).",
-    queue_delay.answer, "print_queue_delay",
+    queue_delay.answer, queue_delay.print_table,
     modules=("launches.queue_delay",), keys=(*_SOURCES, "queue_delay_ns", "inputs"), uses_rules=False)
 AUDIT = Analysis(
     "audit", "How a rule set fits a trace: time no rule matched (part of component other), rules that matched "
     "nothing, overlaps, neighbour share.",
-    audit.answer, "print_audit",
+    audit.answer, audit.print_table,
     modules=("audit.context_share", "audit.unmatched", "audit.unmatched_families", "audit.rule_hits",
              "audit.overlaps"),
     keys=("source_gpu_trace", "unmatched", "other_component", "rules", "dead_rules", "overlapping_names",
@@ -144,7 +146,7 @@ AUDIT = Analysis(
 
 FINDINGS = Analysis(
     "findings", "What to fix first: diagnoses from SQL finding rules, each with its evidence and the most time fixing "
-    "it could save, ranked by that gain ceiling.", findings.answer, "print_findings",
+    "it could save, ranked by that gain ceiling.", findings.answer, findings.print_table,
     modules=tuple(item.module for item in findings.EVIDENCE),
     keys=("findings", "skipped", "gpu_span_ns", "rule_set", "inputs"), options=THRESHOLDS, takes_ncu=True,
     uses_findings=True)
@@ -152,7 +154,7 @@ FINDINGS = Analysis(
 TIMELINE = Analysis(
     "timeline", "The capture as a Perfetto timeline: a process per GPU with a track per stream (each kernel with "
     "its component and family), API calls and NVTX ranges per thread, launch flows, busy and family counters, the "
-    "largest gaps marked with their idle cause.", timeline.answer, "print_timeline",
+    "largest gaps marked with their idle cause.", timeline.answer, timeline.print_table,
     modules=("timeline.track_keys", "timeline.earliest_cuts", "timeline.edges", "timeline.begins", "timeline.ends",
              "timeline.flows", "timeline.counters", "timeline.threads", "launches.largest_gaps"),
     keys=("slices", "counters", "threads", "gaps", "window", "range_end_ns",
@@ -168,7 +170,7 @@ TIMELINE = Analysis(
 REPORT = Analysis(
     "report", "One capture as a self-contained HTML page (plotly charts, offline): summary cards, time by component "
     "and family, top kernels, busy % over time per GPU, gap lengths, idle causes; the NVTX groups with --by-nvtx, "
-    "ncu verdicts per component with --ncu.", capture_report.answer, "print_report",
+    "ncu verdicts per component with --ncu.", capture_report.answer, capture_report.print_table,
     modules=("timeline.counters", "launches.gap_histogram"),
     keys=("utilization", "span_start_ns", "gap_histogram", "gap_bins_per_decade"),
     options=(Option("top", "--top", 25, "how many kernels the top-kernels table lists (by total time)", minimum=1,
@@ -184,14 +186,14 @@ CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY, FINDINGS)
 # Analyses of other inputs (the pipeline answers them as their `scopes` say).
 NCU = Analysis(
     "ncu", "Nsight Compute metrics per profiled kernel, in base units, with compute/memory/latency-bound verdicts.",
-    ncu.answer, "print_ncu",
+    ncu.answer, ncu.print_table,
     modules=("ncu.metric_values", "ncu.launches", "ncu.groups", "ncu.device_attributes", "ncu.unknown_units"),
     keys=("inputs", "thresholds", "devices", "kernels", "groups", "unknown_units", "rule_set"),
     options=(*THRESHOLDS, Option("all_metrics", "--all-metrics", False, "every metric, not just the common ones")),
     inputs="ncu", scopes="ncu launches", windows=False, cacheable=False)
 RANKS = Analysis(
     "ranks", "Several ranks: aligned span, idle time of all GPUs, NCCL and all-gather time, collective skew and "
-    "waiting, communication overlap per rank.", ranks.analyse, "print_ranks",
+    "waiting, communication overlap per rank.", ranks.analyse, ranks.print_table,
     modules=("ranks.bounds", "ranks.nccl_kernels", "ranks.clock_estimates", "ranks.collectives", "ranks.per_rank",
              "ranks.busy", "communication.overlap"),
     keys=("aligned", "unaligned_ranks", "caveat", "aligned_profile_span_seconds", "non_nccl_kernel_seconds_per_gpu",
@@ -212,7 +214,7 @@ RANKS = Analysis(
     inputs="ranks", scopes="each rank", windows=False, uses_rules=False, uses_families=True, cacheable=False)
 COMPARE = Analysis(
     "compare", "Before/after: deltas between two captures, or matched A/B/B/A wall-clock timings (--abba).",
-    compare.captures, "print_compare",
+    compare.captures, compare.print_table,
     modules=tuple(dict.fromkeys((*CLASSIFY.modules, *LAUNCHES.modules, "compare.kernels"))),
     keys=("a", "b", "kernel_time_ms", "speedup", "gpu_span_ms", "kernel_busy_percent", "kernel_union_percent",
           "idle", "communication", "components", "families",
@@ -226,7 +228,7 @@ COMPARE = Analysis(
     inputs="pair", scopes="each side", windows=False, cacheable=False)
 ABBA = Analysis(
     "compare --abba", "Matched A/B/B/A wall-clock timings: seconds per update of each variant and the speedup.",
-    compare.abba, "print_compare", modules=("compare.abba", "compare.abba_design"),
+    compare.abba, compare.print_table, modules=("compare.abba", "compare.abba_design"),
     keys=("design", "observations_per_variant", "before_seconds_per_update", "after_seconds_per_update",
           "time_reduction_percent_rounded", "speedup", "warmup_updates_excluded_per_trial",
           "final_updates_excluded_per_trial"),

@@ -169,11 +169,11 @@ def test_largest_gaps_name_their_kernels_by_label(run_cli):
     tells apart kernels of one name), with the gap's device and stream, never by a cut prefix of the full name."""
     from rich.console import Console
 
-    from nsight_ingest.report import tables
+    from nsight_ingest.analysis import launches
 
     result = run_cli("launches", DATA / "h200_llm_serve" / "llm2.sqlite", "--top", "5").json()
     console = Console(width=1000, record=True)  # wide: no cell folds onto a second line
-    tables.print_launches(result, console)
+    launches.print_table(result, console)
     lines = console.export_text().splitlines()
     gaps = result["largest_gaps"]
     rows = [line for line in lines if line.strip().split(" ")[0] in {f"{g['gap_ns'] / 1e6:,.3f}" for g in gaps}]

@@ -245,12 +245,12 @@ def test_classify_table_shows_the_ncu_split_per_component(run_cli):
     components without profiled kernels have none."""
     from rich.console import Console
 
-    from nsight_ingest.report import tables
+    from nsight_ingest.analysis import classify
 
     folder = DATA / "h200_llm_serve"
     result = run_cli("classify", folder / "llm2.sqlite", "--ncu", folder / "llm2_ncu_raw.csv").json()
     console = Console(width=1000, record=True)
-    tables.print_classify(result, console)
+    classify.print_table(result, console)
     text = console.export_text()
     table = text[text.index("ncu verdicts by component"):text.index("kernel families")]
     rows = {cells[0]: cells[1:] for line in table.splitlines()

@@ -61,6 +61,13 @@ def test_a_broken_entry_is_a_bug():
         capture_answer(undeclared, None)
 
 
+def test_a_request_of_inputs_the_analysis_does_not_read_is_a_bug():
+    with pytest.raises(ValueError, match="ncu reads ncu inputs; the request holds captures"):
+        pipeline.answer(new_run(), registry.NCU, pipeline.Request((CaptureFiles(GPU),), ncu_files=(NCU,)))
+    with pytest.raises(ValueError, match="classify reads capture inputs; the request holds timings"):
+        pipeline.answer(new_run(), registry.CLASSIFY, pipeline.Request(timings=DATA / "timings.csv"))
+
+
 def test_a_module_asked_for_earlier_on_a_shared_scope_is_still_checked(monkeypatch):
     """classify and launches share one scope, and classify asks for launches.launch_api first: launches asking for
     it again must still declare it."""

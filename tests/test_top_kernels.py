@@ -167,7 +167,7 @@ SILU = ("void at::native::elementwise_kernel<(int)128, (int)4, void at::native::
 def test_kernel_labels():
     """A label names the functor of a generic template, is the same whatever else the table holds, and two
     different kernels never share one (a short hash tells them apart); one kernel listed twice keeps its label."""
-    from nsight_ingest.report.text import kernel_labels
+    from nsight_ingest.text import kernel_labels
 
     short = "elementwise_kernel"
     assert kernel_labels([MUL, SILU, "nvjet_x"], [short, short, "nvjet_x"]) == [

@@ -1,4 +1,5 @@
-"""Analyses shape the rows of SQL modules (sql/) into JSON-ready answers; each takes a sqlmodules.Scope."""
+"""Analyses shape the rows of SQL modules (sql/) into JSON-ready answers, each from a sqlmodules.Scope; beside its
+shaper, each module's `print_table` prints that answer as text tables for people."""
 
 from __future__ import annotations
 
@@ -7,9 +8,16 @@ from typing import Any
 from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlmodules import Scope, ScopeContext
 from nsight_ingest.store import Ingested
+from nsight_ingest.text import ms
 
 # The percentile keys of every duration distribution, as the ns_percentiles macro (sql/common) names them.
 PERCENTILE_KEYS = ("p50_ns", "p90_ns", "p99_ns", "max_ns")
+
+
+def percentile_cells(block: dict[str, Any] | None) -> list[str]:
+    """A distribution's percentiles in ms, for a table row ('-' for each when there is none)."""
+    block = block or {}
+    return [ms(block.get(k)) for k in PERCENTILE_KEYS]
 
 
 def percent(part: Any, whole: Any) -> float | None:

@@ -3,11 +3,16 @@ of the page is the classify and launches answers of the same scope (the pipeline
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import percent
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
+from nsight_ingest.tables import escape, new_console
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 GAP_BINS_PER_DECADE = 4  # the gap-length histogram's logarithmic bins: 1, 1.8, 3.2, 5.6, 10 ... ns
 
@@ -30,3 +35,18 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     span_start = min((bins[0]["start_ns"] for bins in utilization.values()), default=None)
     return {"utilization": utilization, "span_start_ns": span_start, "gap_histogram": histogram,
             "gap_bins_per_decade": GAP_BINS_PER_DECADE}
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """What a report page holds: where it is, its sections, and the inputs it was made from."""
+    console = console or new_console(width=140)
+    console.print(escape(f"report {result['output']}: {result['bytes']:,} bytes, {result['charts']} charts"),
+                  highlight=False)
+    console.print(escape(f"sections: {', '.join(result['sections'])}"), highlight=False)
+    if result["window"]:
+        console.print(escape(f"window: {result['window']}"), highlight=False)
+    if result["nvtx_groups"]:
+        console.print(escape(f"NVTX groups: {', '.join(result['nvtx_groups'])}"), highlight=False)
+    for i in result["inputs"]:
+        console.print(escape(f"{i['role']}: {i['path']} ({i['rows']:,} rows, sha256 {i['sha256'][:12]})"),
+                      highlight=False)

@@ -3,7 +3,7 @@ kernel family, and the kernels with the most time."""
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import communication, idle, inputs_block, integrity, nvtx_figures, percent, rule_set_block
 from nsight_ingest.analysis.ncu import Thresholds
@@ -11,6 +11,13 @@ from nsight_ingest.errors import EmptyScope
 from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
+from nsight_ingest.tables import escape, grid, new_console, title
+from nsight_ingest.text import fixed, kernel_labels, ms, pct
+
+if TYPE_CHECKING:
+    from rich.console import Console
+    from rich.table import Table
+
 
 OVERLAP_SCOPE = "CUDA kernel-launch API intervals intersected with GPU kernel intervals"
 UNASSIGNED = "unassigned"
@@ -228,3 +235,112 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
             entry["ncu"] = joined.get(component)
         result["ncu_thresholds"] = thresholds.params()
     return result
+
+
+def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:
+    gaps = s["launch_gaps"]
+    lines = [
+        f"[bold]{escape(title)}[/bold]",
+        f"GPU span {ms(s['gpu_span_ns'])} ms | {s['gpu_operation_count']} GPU ops | {s['kernel_count']} kernels"
+        f" | kernel time {ms(s['kernel_time_ns'])} ms ({pct(s['kernel_busy_percent_of_span'])} busy summed,"
+        f" {pct(s['kernel_union_percent_of_span'])} with a kernel running)",
+        f"Launch gaps: {gaps['positive_gap_count']} positive, total {ms(gaps['total_ns'])} ms,"
+        f" average {ms(gaps['average_ns'])} ms, max {ms(gaps['maximum_ns'])} ms",
+        idle.idle_line(s["idle"], len(s.get("devices") or {})),
+    ]
+    if s["communication"] is not None:
+        lines.append(communication.communication_line(s["communication"]))
+    overlap = s["cpu_gpu_overlap"]
+    if overlap is None:
+        lines.append("CPU-GPU launch overlap: - (no kern_exec trace)")
+    else:
+        lines.append(
+            f"CPU-GPU launch overlap: {ms(overlap['launch_api_gpu_overlap_ns'])} ms of"
+            f" {ms(overlap['launch_api_union_ns'])} ms launch-API union"
+            f" ({pct(overlap['launch_api_overlap_percent'])})"
+        )
+    return lines
+
+
+def _components_table(components: dict[str, Any], policy: dict[str, str] | None) -> Table:
+    table = grid()
+    table.add_column("component")
+    table.add_column("ms", justify="right")
+    table.add_column("% kernel time", justify="right")
+    table.add_column("launches", justify="right")
+    if policy is not None:
+        table.add_column("policy", overflow="fold")
+    for name, c in components.items():
+        cells = [escape(name), f"{c['milliseconds']:,.3f}", pct(c["percent_of_kernel_time"]), str(c["launches"])]
+        table.add_row(*cells, *([policy.get(name, "")] if policy is not None else []))
+        for sub, s in c.get("sub_components", {}).items():
+            share = percent(s["milliseconds"], c["milliseconds"])
+            table.add_row(f"  {sub}", f"{s['milliseconds']:,.3f}", f"({pct(share)})", str(s["launches"]),
+                          *([""] if policy is not None else []))
+    return table
+
+
+def _ncu_table(components: dict[str, Any]) -> Table:
+    """Per component with ncu data: how much of its kernel time ncu profiled, split by bound verdict, and the
+    time-weighted mean throughputs of the profiled part."""
+    table = grid(title="ncu verdicts by component (% of the component's kernel time)")
+    for column in ("component", "profiled", "compute-bound", "memory-bound", "latency-bound", "balanced",
+                   "SM throughput %", "memory throughput %"):
+        table.add_column(column, justify="left" if column == "component" else "right")
+    for name, c in components.items():
+        if c.get("ncu"):
+            n = c["ncu"]
+            table.add_row(escape(name), *(pct(n[f"{key}_percent"]) for key in (
+                "profiled", "compute_bound", "memory_bound", "latency_bound", "balanced")),
+                *(fixed(n[key]) for key in ("sm_throughput_pct", "memory_throughput_pct")))
+    return table
+
+
+def _families_table(families: dict[str, Any]) -> Table:
+    """The family split, families without kernels left out."""
+    table = grid(title="kernel families")
+    for column in ("family", "ms", "% kernel time", "launches"):
+        table.add_column(column, justify="left" if column == "family" else "right")
+    for name, f in families.items():
+        if f["launches"]:
+            table.add_row(name, f"{f['milliseconds']:,.3f}", pct(f["percent_of_kernel_time"]), str(f["launches"]))
+    return table
+
+
+def top_kernels_table(kernels: list[dict[str, Any]]) -> Table:
+    table = grid(title="top kernels")
+    for column in ("#", "kernel", "family", "component", "ms", "%", "launches", "mean us", "median us", "max us"):
+        table.add_column(column, justify="left" if column in ("kernel", "family", "component") else "right",
+                         overflow="fold", min_width=40 if column == "kernel" else None)
+    labels = kernel_labels([k["name"] for k in kernels], [k["short_name"] for k in kernels])
+    for rank, (label, k) in enumerate(zip(labels, kernels, strict=True), start=1):
+        split = "" if len(k["components"]) == 1 else f" (+{len(k['components']) - 1})"
+        table.add_row(str(rank), escape(label), k["family"], escape(k["component"] + split), ms(k["total_ns"]),
+                      pct(k["percent_of_kernel_time"]), str(k["launches"]), f"{k['mean_ns'] / 1e3:,.2f}",
+                      f"{k['median_ns'] / 1e3:,.2f}", f"{k['max_ns'] / 1e3:,.2f}")
+    return table
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """The classify summary as text tables, one block per device when there are several."""
+    console = console or new_console(width=140)
+    for line in _summary_lines(title("classify", result), result):
+        console.print(line, highlight=False)
+    console.print(_components_table(result["components"], result["classification_policy"]))
+    if any(c.get("ncu") for c in result["components"].values()):
+        console.print(_ncu_table(result["components"]))
+    console.print(_families_table(result["families"]))
+    console.print(top_kernels_table(result["top_kernels"]))
+    if len(result["devices"]) > 1:
+        for device, summary in result["devices"].items():
+            console.print()
+            for line in _summary_lines(device, summary):
+                console.print(line, highlight=False)
+            console.print(_components_table(summary["components"], None))
+            console.print(_families_table(summary["families"]))
+            console.print(top_kernels_table(summary["top_kernels"]))
+    inputs = ", ".join(
+        f"{i['role']}={i['path']} ({i['rows']} rows, sha256 {i['sha256'][:12]})" for i in result["inputs"]
+    )
+    console.print(escape(f"inputs: {inputs}; rules {result['rule_set']['version']}"), highlight=False,
+                  soft_wrap=True)

@@ -6,6 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from nsight_ingest.analysis import percent
+from nsight_ingest.text import ms, pct
 
 FIGURES = ("time_ns", "overlapped_ns", "exposed_ns", "overlap_percent")  # of every breakdown
 
@@ -51,3 +52,11 @@ def by_device(rows: list[dict[str, Any]], devices: list[str]) -> dict[str | None
     for device in devices:
         blocks[device] = block([r for r in rows if r["device"] == device]) or no_communication()
     return blocks
+
+
+def communication_line(block: dict[str, Any]) -> str:
+    """Communication time, overlapped and exposed, and the exposed time of each collective."""
+    collectives = ", ".join(f"{name} {ms(c['exposed_ns'])}" for name, c in block["by_collective"].items())
+    return (f"Communication: {ms(block['time_ns'])} ms, {ms(block['overlapped_ns'])} ms behind compute"
+            f" ({pct(block['overlap_percent'])}), {ms(block['exposed_ns'])} ms exposed"
+            + (f" (by collective: {collectives} ms)" if collectives else ""))

@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import communication, percent
 from nsight_ingest.analysis.idle import CAUSES
 from nsight_ingest.errors import InputError
 from nsight_ingest.history import METRICS
 from nsight_ingest.sqlmodules import Scope
+from nsight_ingest.tables import escape, grid, new_console
+from nsight_ingest.text import IDLE_CAUSE_LABELS, kernel_labels, ms, pct
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 
 def _delta(a: float | None, b: float | None) -> dict[str, float | None]:
@@ -185,3 +191,85 @@ def abba(scope: Scope, options: dict[str, Any]) -> dict[str, Any]:
         "warmup_updates_excluded_per_trial": warmup,
         "final_updates_excluded_per_trial": final,
     }
+
+
+def _scaled(delta: dict[str, Any], factor: float = 1e-6) -> dict[str, Any]:
+    """A delta of nanoseconds in milliseconds (its percent unchanged)."""
+    return {**delta, **{k: None if delta[k] is None else delta[k] * factor for k in ("a", "b", "delta")}}
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """Before/after deltas as a table (captures) or a short summary (--abba)."""
+    console = console or new_console(width=140)
+    if "design" in result:
+        console.print(f"{result['design']}: {result['observations_per_variant']} updates per variant; before"
+                      f" {result['before_seconds_per_update']:.5f} s, after {result['after_seconds_per_update']:.5f}"
+                      f" s per update; {result['time_reduction_percent_rounded']}% less time, speedup"
+                      f" {result['speedup']:.4f}", highlight=False)
+        return
+    if "groups" in result:  # --by-nvtx: each group compared on its own
+        for part in result["groups"].values():  # each one's title names its window
+            console.print()
+            print_table(part, console)
+        if "verdict" in result:
+            console.print(f"gate over every group: [bold]{result['verdict']}[/bold]", highlight=False)
+        return
+    console.print(escape(f"compare {result['a']} -> {result['b']}" + (f" [{result['window']}]"
+                                                                      if result.get("window") else "")),
+                  highlight=False)
+    table = grid()
+    for column in ("", "before", "after", "delta", "delta %"):
+        table.add_column(column, justify="left" if not column else "right")
+
+    def row(label: str, d: dict[str, Any], fmt: str = "{:,.3f}") -> None:
+        cells = [fmt.format(d[k]) if d[k] is not None else "-" for k in ("a", "b", "delta")]
+        table.add_row(label, *cells, pct(d["delta_percent"]))
+
+    row("kernel time (ms)", result["kernel_time_ms"])
+    row("GPU span (ms)", result["gpu_span_ms"])
+    row("busy % (summed)", result["kernel_busy_percent"], "{:.2f}")
+    row("busy % (a kernel running)", result["kernel_union_percent"], "{:.2f}")
+    row("no kernel running (ms)", _scaled(result["idle"]["kernel_idle_ns"]))
+    for key, label in IDLE_CAUSE_LABELS.items():
+        row(f"  idle: {label} (ms)", _scaled(result["idle"][key]))
+    if result["communication"] is not None:
+        row("communication exposed (ms)", _scaled(result["communication"]["exposed_ns"]))
+        row("communication overlap %", result["communication"]["overlap_percent"], "{:.2f}")
+    for name, c in result["components"].items():
+        row(f"component {name} (ms)", c["milliseconds"])
+    for name, f in result["families"].items():
+        if f["launches"]["a"] or f["launches"]["b"]:
+            row(f"family {name} (ms)", f["milliseconds"])
+    row("launch gaps total (ns)", result["launch_gaps"]["total_ns"], "{:,.0f}")
+    row("launch gap p90 (ns)", result["launch_gaps"]["p90_ns"], "{:,.0f}")
+    row("launch overlap %", result["launch_overlap_percent"], "{:.2f}")
+    console.print(table)
+    speedup = "-" if result["speedup"] is None else f"{result['speedup']:.4f}"
+    console.print(f"speedup {speedup}; appeared: {', '.join(result['appeared']) or '-'};"
+                  f" vanished: {', '.join(result['vanished']) or '-'}", highlight=False)
+    kernels = result["kernels"]
+    changes = grid(title=f"kernels changed most (of {kernels['changed_count']} changed, "
+                           f"{kernels['unchanged_count']} unchanged; matched by {kernels['matched_by']})")
+    for column in ("kernel", "family", "ms before", "ms after", "delta ms", "delta %", "launches", "mean us"):
+        changes.add_column(column, justify="left" if column in ("kernel", "family") else "right", overflow="fold")
+    listed = [*kernels["changed"], *kernels["added"], *kernels["removed"]]
+    labels = dict(zip((k["kernel_key"] for k in listed),
+                      kernel_labels([k["name"] for k in listed], [k["short_name"] for k in listed]), strict=True))
+    for k in kernels["changed"]:
+        total, launches, mean = k["total_ns"], k["launches"], k["mean_ns"]
+        changes.add_row(escape(labels[k["kernel_key"]]), k["family"], ms(total["a"]), ms(total["b"]),
+                        ms(total["delta"]), pct(total["delta_percent"]), f"{launches['a']} -> {launches['b']}",
+                        f"{mean['a'] / 1e3:,.2f} -> {mean['b'] / 1e3:,.2f}")
+    if kernels["changed"]:
+        console.print(changes)
+    else:
+        console.print(f"kernels: none changed ({kernels['unchanged_count']} unchanged)", highlight=False)
+    for title, entries in (("added", kernels["added"]), ("removed", kernels["removed"])):
+        if entries:
+            shown = ", ".join(f"{labels[k['kernel_key']]} ({ms(k['total_ns'])} ms)" for k in entries[:10])
+            more = f" and {len(entries) - 10} more" if len(entries) > 10 else ""
+            console.print(escape(f"kernels {title}: {shown}{more}"), highlight=False)
+    if "gate" in result:
+        g = result["gate"]
+        console.print(f"gate: {g['metric']} changed {pct(g['change_percent'])} (worse when {g['worse_when']}), "
+                      f"limit {g['fail_above_percent']:g}%: [bold]{g['verdict']}[/bold]", highlight=False)

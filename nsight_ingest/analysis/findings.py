@@ -12,9 +12,12 @@ from nsight_ingest.analysis.ncu import Thresholds
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.sqlmodules import Scope, ScopeContext
 from nsight_ingest.store import Capture
+from nsight_ingest.tables import escape, grid, new_console
+from nsight_ingest.text import kernel_labels, ms, pct, us
 
 if TYPE_CHECKING:
     import pyarrow as pa
+    from rich.console import Console
 
 TOP_KERNELS = 50  # kernel names listed in the top_kernels relation (per device and for the scope)
 LARGEST_GAPS = 10  # gaps listed in largest_gaps, each with the 5 API calls overlapping it longest
@@ -134,3 +137,84 @@ def gated(block: dict[str, Any], fail_on: str) -> dict[str, Any]:
     severe = finding_rules.SEVERITIES[:finding_rules.SEVERITIES.index(fail_on) + 1]
     count = sum(finding["severity"] in severe for finding in block["findings"])
     return {**block, "gate": {"fail_on": fail_on, "failed": count > 0, "findings_at_or_above": count}}
+
+
+def _evidence_value(key: str, value: Any) -> str:
+    """One evidence entry for people: times in ms, shares in %, a list by its first three items, an object by its
+    entries; control characters shown as escapes."""
+    if isinstance(value, dict):
+        return _evidence_item(value)
+    if isinstance(value, list):
+        shown = [_evidence_item(item) for item in value[:3]]
+        return "; ".join(shown) + (f" (+{len(value) - 3} more)" if len(value) > 3 else "")
+    if isinstance(value, str):
+        return finding_rules.CONTROL.sub(lambda m: repr(m.group())[1:-1], value)
+    if isinstance(value, bool) or value is None:
+        return str(value)
+    if key.endswith("_ns"):  # under a millisecond in microseconds, so that short times keep their digits
+        return f"{us(value)} us" if abs(value) < 1e6 else f"{ms(value)} ms"
+    if key.endswith(("_pct", "_percent")) or "_percent_" in key:
+        return pct(value)
+    return f"{value:,}" if isinstance(value, int) else f"{value:,.3f}"
+
+
+def _evidence_item(item: Any) -> str:
+    """An item of an evidence list: its first text (a name) with its other entries in brackets."""
+    if not isinstance(item, dict):
+        return str(item)
+    if "short_name" in item:  # a kernel by its short name: its full name and key stay in the JSON
+        item = {key: value for key, value in item.items() if key not in ("name", "kernel_key")}
+    label = next((key for key, value in item.items() if isinstance(value, str)), None)
+    rest = ", ".join(f"{key} {_evidence_value(key, value)}" for key, value in item.items()
+                     if key != label and value is not None)
+    return f"{_evidence_value(label, item[label]) if label else ''} ({rest})".strip()
+
+
+def evidence_text(evidence: dict[str, Any]) -> str:
+    """A finding's evidence on one line; the span it is measured against and a kernel's full name or key (its scope
+    names it) left out."""
+    return "; ".join(f"{key} {_evidence_value(key, value)}" for key, value in evidence.items()
+                     if key not in ("gpu_span_ns", "kernel_key", "name"))
+
+
+def _scope_texts(findings: list[dict[str, Any]]) -> list[str]:
+    """Each finding's scope on one line, a kernel by its table label (kernel_labels)."""
+    kernels = [f["scope"].get("kernel") for f in findings]
+    named = [(k, f["evidence"].get("short_name") or k) for k, f in zip(kernels, findings, strict=True) if k]
+    labels = iter(kernel_labels([k for k, _ in named], [s for _, s in named]))
+    return [", ".join(f"{key} {next(labels) if key == 'kernel' else _evidence_value(key, value)}"
+                      for key, value in f["scope"].items()) for f in findings]
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """Findings, one row each in rank order (severity, title, gain ceiling, scope, evidence), then what was skipped
+    and the gate."""
+    console = console or new_console(width=180)
+    findings = result["findings"]
+    if findings:
+        table = grid(title=f"findings ({len(findings)}, ranked by gain ceiling; ceilings can overlap, do not add "
+                             f"them)")
+        for column, justify in (("#", "right"), ("severity", "left"), ("finding", "left"), ("ceiling ms", "right"),
+                                ("% span", "right"), ("scope", "left"), ("evidence", "left")):
+            table.add_column(column, justify=justify, overflow="fold")
+        for number, (finding, scope) in enumerate(zip(findings, _scope_texts(findings), strict=True), 1):
+            table.add_row(str(number), finding["severity"], escape(finding["title"]),
+                          ms(finding["gain_ceiling_ns"]), pct(finding["gain_ceiling_percent_of_span"]),
+                          escape(scope), escape(evidence_text(finding["evidence"])))
+        console.print(table)
+    else:
+        console.print(f"no findings ({len(result['rule_set']['files'])} rule files; {len(result['skipped'])} "
+                      f"findings skipped)", highlight=False)
+    for line in dict.fromkeys(f"{f['id']}: {f['suggestion']}" + (f" (caveat: {f['caveat']})" if f["caveat"] else "")
+                              for f in findings):
+        console.print(escape(line), highlight=False, soft_wrap=True)
+    for skipped in result["skipped"]:
+        console.print(escape(f"skipped {skipped['id']} ({skipped['rule_file']}): {skipped['reason']}"),
+                      highlight=False, soft_wrap=True)
+    gate = result.get("gate")
+    if gate:
+        verdict = "FAILED" if gate["failed"] else "passed"
+        console.print(f"gate --fail-on {gate['fail_on']}: {verdict} ({gate['findings_at_or_above']} at or above)",
+                      highlight=False)
+    console.print(escape(f"finding rules {result['rule_set']['version']} ({result['rule_set']['path']})"),
+                  highlight=False, soft_wrap=True)

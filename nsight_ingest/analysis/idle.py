@@ -7,6 +7,7 @@ from typing import Any
 
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
+from nsight_ingest.text import IDLE_CAUSE_LABELS, ms
 
 # The causes of a gap's idle time, in the order they are checked: a gap holding a CUDA graph replay the capture has
 # no kernels of is the replay's; else the first cause that holds gets the nanosecond.
@@ -67,3 +68,10 @@ def warnings(result: dict[str, Any], capture: Capture) -> list[str]:
         return []
     return [f"{capture.gpu_trace.path}: idle cause {cause} is null, its time counted under the later causes: {why}"
             for cause, why in unknown_causes(capture).items()]
+
+
+def idle_line(idle: dict[str, Any], devices: int = 1) -> str:
+    """No kernel running: the time and its causes ('-' for a cause the capture cannot tell)."""
+    causes = ", ".join(f"{label} {ms(idle[key])}" for key, label in IDLE_CAUSE_LABELS.items())
+    summed = f" (summed over {devices} devices)" if devices > 1 else ""
+    return f"No kernel running{summed}: {ms(idle['kernel_idle_ns'])} ms = {causes} ms"

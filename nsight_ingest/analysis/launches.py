@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import (
     idle,
@@ -10,14 +10,21 @@ from nsight_ingest.analysis import (
     integrity,
     nvtx_figures,
     percent,
+    percentile_cells,
     percentiles,
     queue_delay,
     rule_set_block,
 )
-from nsight_ingest.analysis.classify import launch_api_counts, top_kernels
+from nsight_ingest.analysis.classify import launch_api_counts, top_kernels, top_kernels_table
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
+from nsight_ingest.tables import escape, grid, new_console, title
+from nsight_ingest.text import IDLE_CAUSE_LABELS, kernel_labels, ms, pct, us
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 
 def _gaps(row: dict[str, Any] | None) -> dict[str, Any]:
@@ -111,3 +118,65 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     result["inputs"] = inputs_block(capture.roles())
     result["rule_set"] = rule_set_block(scope.context)
     return result
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """The launch analysis as text tables."""
+    console = console or new_console(width=160)
+    console.print(f"[bold]{escape(title('launches', result))}[/bold]", highlight=False)
+    gaps = result["gaps"]
+    console.print(f"GPU idle gaps between kernels: {gaps['positive_gap_count']} positive, total {ms(gaps['total_ns'])}"
+                  f" ms; p50/p90/p99/max {' / '.join(percentile_cells(gaps))} ms", highlight=False)
+    console.print(idle.idle_line(result["idle"], len(result.get("devices") or {})), highlight=False)
+    if result.get("launch_api_calls") is not None:
+        calls = ", ".join(f"{api} {n}" for api, n in result["launch_api_calls"].items())
+        console.print(f"Launch calls: {result['runtime_kernel_launches']} ({calls}); graph kernels"
+                      f" {result['graph_kernels']}; kernels without launch row {result['kernels_without_launch_row']}",
+                      highlight=False)
+        console.print(f"CPU-starved kernels (launch call ended after the GPU went idle): "
+                      f"{pct(result['cpu_starved_kernel_percent'])} of {result['kernels_considered']}",
+                      highlight=False)
+        latency = grid(title="launch call duration (ms)")
+        for column in ("api", "calls", "p50", "p90", "p99", "max"):
+            latency.add_column(column, justify="left" if column == "api" else "right")
+        for api, block in result["api_duration_ns"].items():
+            latency.add_row(api, str(block["calls"]), *percentile_cells(block))
+        queue = result["queue_delay_ns"]
+        latency.add_row("queue delay", f"{queue['queued_kernels']} queued", *percentile_cells(queue))
+        console.print(latency)
+    largest = grid(title="largest gaps")
+    for column in ("gap ms", "device", "stream", "cause", "before", "after", "CPU calls in progress (ms in the gap)"):
+        largest.add_column(column, overflow="fold", justify="right" if column in ("gap ms", "stream") else "left")
+    gaps = result["largest_gaps"]
+    labels = kernel_labels([g[side] for g in gaps for side in ("before", "after")],
+                           [g[f"{side}_short_name"] for g in gaps for side in ("before", "after")])
+    for number, gap in enumerate(gaps):
+        calls = ", ".join(f"{c['name']} {ms(c['overlap_ns'])}" for c in gap["api_calls"])
+        more = gap["api_call_count"] - len(gap["api_calls"])
+        largest.add_row(ms(gap["gap_ns"]), escape(gap["device"]), str(gap["stream_id"]),
+                        IDLE_CAUSE_LABELS.get(f"{gap['idle_cause']}_ns", "-"),
+                        escape(f"[{gap['before_component']}] {labels[2 * number]}"),
+                        escape(f"[{gap['after_component']}] {labels[2 * number + 1]}"),
+                        escape(calls + (f" (+{more} more)" if more > 0 else "")) or "-")
+    console.print(largest)
+    if result.get("top_kernels"):  # an NVTX window's kernels
+        console.print(top_kernels_table(result["top_kernels"]))
+    for axis in ("component", "family"):
+        pairs = grid(title=f"idle time by {axis} pair")
+        for column in ("before -> after", "gaps", "total ms"):
+            pairs.add_column(column, justify="left" if column.startswith("before") else "right")
+        for pair in result[f"gaps_by_{axis}_pair"][:15]:
+            pairs.add_row(f"{pair[f'before_{axis}']} -> {pair[f'after_{axis}']}", str(pair["gaps"]),
+                          ms(pair["total_ns"]))
+        console.print(pairs)
+    if result["by_family"]:
+        families = grid(title="launch calls and queue delay by family (us)")
+        for column in ("family", "launches", "calls", "call total", "call p50", "call p90", "call max", "queued",
+                       "queue total", "queue p50", "queue p90", "queue max"):
+            families.add_column(column, justify="left" if column == "family" else "right")
+        for name, f in result["by_family"].items():
+            call, queue = f["api_duration_ns"], f["queue_delay_ns"]
+            families.add_row(name, str(f["launches"]), str(f["calls"]), us(call["total_ns"]),
+                             *(us(call[k]) for k in ("p50_ns", "p90_ns", "max_ns")), str(queue["queued_kernels"]),
+                             us(queue["total_ns"]), *(us(queue[k]) for k in ("p50_ns", "p90_ns", "max_ns")))
+        console.print(families)

@@ -4,12 +4,18 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import inputs_block, rule_set_block
 from nsight_ingest.errors import InputError
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Ingested
+from nsight_ingest.tables import escape, grid, new_console
+from nsight_ingest.text import fixed, kernel_labels
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 # The raw metrics the tables show: a kernel's time and SM / memory throughput (the verdict's inputs).
 DURATION = "gpu__time_duration.sum"
@@ -109,3 +115,35 @@ def answer(scope: Scope, inputs: list[Ingested], options: dict[str, Any]) -> dic
         "unknown_units": scope.rows("ncu.unknown_units", traces=traces),
         "rule_set": rule_set_block(scope.context),
     }
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """The ncu analysis as a table: one row per profiled launch."""
+    console = console or new_console(width=170)
+    for device in result["devices"]:
+        attributes = device["attributes"]
+        console.print(escape(f"device {device['device']}: {attributes.get('display_name', '?')}, L2"
+                             f" {attributes.get('l2_cache_size', '?')} B, {attributes.get('multiprocessor_count', '?')}"
+                             " SMs"), highlight=False)
+    table = grid()
+    for column in ("id", "kernel", "component", "family", "us", "SM %", "mem %", "DRAM %", "L2 hit %", "verdict"):
+        table.add_column(column, justify="left" if column in ("kernel", "component", "family", "verdict")
+                         else "right", overflow="fold")
+
+    def metric(kernel: dict[str, Any], *names: str) -> str:
+        for name in names:
+            value = (kernel["metrics"].get(name) or {}).get("base_value")
+            if value is not None:
+                return fixed(value)
+        return "-"
+
+    labels = kernel_labels([k["name"] for k in result["kernels"]], [k["short_name"] for k in result["kernels"]])
+    for label, k in zip(labels, result["kernels"], strict=True):
+        duration = fixed(None if k["duration_ns"] is None else k["duration_ns"] / 1e3)
+        table.add_row(str(k["id"]), escape(label), k["component"], k["family"], duration,
+                      metric(k, SM_THROUGHPUT), metric(k, MEMORY_THROUGHPUT), metric(k, *DRAM_THROUGHPUT),
+                      metric(k, L2_HIT_RATE), k["verdict"] or "-")
+    console.print(table)
+    if result["unknown_units"]:
+        units = ", ".join(sorted({u["unit"] for u in result["unknown_units"]}))
+        console.print(escape(f"unknown units kept as exported: {units}"), highlight=False)

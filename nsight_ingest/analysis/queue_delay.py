@@ -2,11 +2,17 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from nsight_ingest.analysis import inputs_block, percentiles
+from nsight_ingest.analysis import inputs_block, percentile_cells, percentiles
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
+from nsight_ingest.tables import escape, new_console, title
+from nsight_ingest.text import ms
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
 
 
 def delays(scope: Scope, capture: Capture) -> dict[str, Any] | None:
@@ -28,3 +34,16 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "queue_delay_ns": delays(scope, capture),
         "inputs": inputs_block(capture.roles()),
     }
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """The queue-delay statistics as one line."""
+    console = console or new_console(width=140)
+    console.print(f"[bold]{escape(title('queue-delay', result))}[/bold]", highlight=False)
+    queue = result["queue_delay_ns"]
+    if queue is None:
+        console.print("queue delay: - (no kern_exec trace)", highlight=False)
+        return
+    console.print(f"{queue['queued_kernels']} kernels queued ({queue['not_queued_kernels']} not), total"
+                  f" {ms(queue['total_ns'])} ms; p50/p90/p99/max {' / '.join(percentile_cells(queue))} ms",
+                  highlight=False)

@@ -20,10 +20,13 @@ from nsight_ingest.errors import InputError
 from nsight_ingest.rules import RuleSet
 from nsight_ingest.sqlmodules import Scope, ScopeContext
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
+from nsight_ingest.tables import escape, grid, new_console
+from nsight_ingest.text import ms, pct
 
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
+    from rich.console import Console
 
 # How a rank appears in a file name by default: group 1 is the rank ('trace_rank3_...', 'run_r12_...').
 RANK_PATTERN = r"(?:rank|_r)(\d+)"
@@ -353,3 +356,32 @@ def _collectives(rows: list[dict[str, Any]]) -> dict[str, Any]:
         entry["waiting_rank"] = int(max(waits, key=waits.get)) if any(waits.values()) else None
         entry["late_rank"] = int(max(caused, key=caused.get)) if any(caused.values()) else None
     return result
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """The multi-rank summary as text."""
+    console = console or new_console(width=150)
+    console.print(f"aligned span {result['aligned_profile_span_seconds']:.6f} s; all GPUs idle"
+                  f" {result['both_gpus_idle_ms']:,.3f} ms ({pct(result['both_gpus_idle_percent_of_aligned_span'])})"
+                  f"{'' if result['aligned'] else ' (NOT ALIGNED: ' + result['caveat'] + ')'}", highlight=False)
+    table = grid()
+    for column in ("rank", "device", "kernels", "NCCL kernels", "NCCL ms", "non-NCCL s", "kernel union %",
+                   "comm. ms", "exposed ms", "overlap %", "clock offset ns", "residual ns", "clock"):
+        table.add_column(column, justify="left" if column in ("device", "clock") else "right")
+    for r in result["ranks"]:
+        residual = "-" if r["clock_offset_residual_ns"] is None else f"{r['clock_offset_residual_ns']:,.0f}"
+        comm = r["communication"] or {}
+        table.add_row(str(r["rank"]), escape(r["device"]), str(r["kernel_count"]), str(r["nccl_kernel_count"]),
+                      f"{r['nccl_kernel_ms']:,.3f}", f"{r['non_nccl_kernel_seconds']:.6f}",
+                      pct(r["kernel_union_percent"]), ms(comm.get("time_ns")), ms(comm.get("exposed_ns")),
+                      pct(comm.get("overlap_percent")), f"{r['clock_offset_ns']:,}", residual, r["clock"])
+    console.print(table)
+    collectives = grid(title="collectives (matched by order across ranks)")
+    for column in ("collective", "instances", "skew total ms", "skew max ms", "waiting rank", "late rank",
+                   "wait ms by rank"):
+        collectives.add_column(column)
+    for name, c in result["collectives"].items():
+        waits = ", ".join(f"{rank}: {ms:,.3f}" for rank, ms in c["wait_ms_by_rank"].items())
+        collectives.add_row(name, str(c["instances"]), f"{c['skew_total_ms']:,.3f}", f"{c['skew_max_ms']:,.3f}",
+                            str(c["waiting_rank"]), str(c["late_rank"]), waits)
+    console.print(collectives)

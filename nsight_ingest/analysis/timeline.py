@@ -12,10 +12,12 @@ from nsight_ingest.analysis import idle, inputs_block, rule_set_block
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import TIME_LIMIT_NS, Capture
+from nsight_ingest.tables import escape, grid, new_console
 
 if TYPE_CHECKING:
     import numpy as np
     import pyarrow as pa
+    from rich.console import Console
 
 
 NO_CUT_NS = 2**62  # a cut time after every slice (times lie within +-2^61 ns)
@@ -75,3 +77,23 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "inputs": inputs_block(capture.roles()),
         "rule_set": rule_set_block(scope.context),
     }
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """What a timeline file holds: its tracks and events, and where it was cut."""
+    console = console or new_console(width=140)
+    console.print(f"[bold]timeline[/bold] {escape(result['output'])} ({result['format']}, {result['bytes']:,} bytes"
+                  f"{', ' + escape(result['window']) if result['window'] else ''})", highlight=False)
+    table = grid()
+    table.add_column("written")
+    table.add_column("count", justify="right")
+    table.add_row("processes (GPUs and CPU processes)", f"{result['processes']:,}")
+    table.add_row("tracks", f"{result['tracks']:,}")
+    for kind, count in result["events"].items():
+        table.add_row(kind.replace("_", " "), f"{count:,}")
+    console.print(table)
+    if result["cut_at_ns"] is not None:
+        console.print(f"cut at {result['cut_at_ns']:,} ns: later events are left out", highlight=False)
+    if result["time_offset_ns"]:
+        console.print(f"times shifted by {result['time_offset_ns']:,} ns (the file's time starts at 0)",
+                      highlight=False)

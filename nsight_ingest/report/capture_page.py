@@ -10,7 +10,7 @@ from nsight_ingest.analysis import percent
 from nsight_ingest.analysis.idle import CAUSES, LACKS
 from nsight_ingest.report import html, output_checked, write_whole
 from nsight_ingest.report.html import Column, number
-from nsight_ingest.report.text import IDLE_CAUSE_LABELS, counted, duration, fixed, kernel_labels, length, ms, pct, us
+from nsight_ingest.text import IDLE_CAUSE_LABELS, counted, duration, fixed, kernel_labels, length, ms, pct, us
 
 NCU_VERDICTS = (("compute_bound", "compute bound", "#1f77b4"), ("memory_bound", "memory bound", "#ff7f0e"),
                 ("latency_bound", "latency bound", "#9467bd"), ("balanced", "balanced", "#2ca02c"))

@@ -13,7 +13,7 @@ from typing import Any
 from nsight_ingest.history import Baseline, Night
 from nsight_ingest.report import html
 from nsight_ingest.report.html import Column, count, number
-from nsight_ingest.report.text import key_labels, metric_value
+from nsight_ingest.text import key_labels, metric_value
 
 # The trends drawn for every capture, beside the judged metrics: (metric, split by its component column, title).
 OVERVIEW = (("component_ms", True, "kernel time by component (ms)"),

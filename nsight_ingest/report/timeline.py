@@ -31,7 +31,7 @@ from nsight_ingest.analysis.idle import GAP_CAUSES
 from nsight_ingest.analysis.timeline import NO_CUT_NS
 from nsight_ingest.errors import InputError
 from nsight_ingest.report import output_checked
-from nsight_ingest.report.text import duration
+from nsight_ingest.text import duration
 
 GPU_PID_BASE = 1 << 30  # the pid of a device's process: above any Linux pid (pid_max is at most 2^22)
 TRACK_TID_BASE = 1 << 30  # in JSON, the thread id of a track that is no thread of the capture (streams, NVTX)
