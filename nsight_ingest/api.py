@@ -16,12 +16,14 @@ command would print; an option the analysis does not take raises TypeError.
 from __future__ import annotations
 
 import difflib
+import functools
 import json
+import re
 import typing
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from nsight_ingest import pipeline, registry, report, runs, store
 from nsight_ingest.errors import InputError
@@ -34,6 +36,8 @@ if TYPE_CHECKING:
     import pandas as pd
 
 PathLike = str | Path
+P = ParamSpec("P")
+R = TypeVar("R")
 
 
 @dataclass(frozen=True)
@@ -59,21 +63,29 @@ class Answer:
         'devices.NVIDIA H200 (0).top_kernels'): a list of objects is a table of a row each; an object whose values
         are all objects is a table of a row per key (its index: components by name). A list or object inside a row
         stays a Python value there."""
-        import pandas as pd
+        return _tables(self.to_dict())
 
-        found: dict[str, pd.DataFrame] = {}
 
-        def walk(value: Any, path: str) -> None:
-            if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):
-                found[path] = pd.DataFrame(value)
-            elif isinstance(value, dict):
-                if value and all(isinstance(row, dict) for row in value.values()):
-                    found[path] = pd.DataFrame.from_dict(value, orient="index")
-                for key, item in value.items():
-                    walk(item, f"{path}.{key}" if path else str(key))
+def _tables(value: Any, path: str = "") -> dict[str, pd.DataFrame]:
+    """The tables of an answer (Answer.frames); a list of window answers (--per-nvtx) also gives each table of
+    theirs as one, a row per window's row, with the window's label in a `window` column."""
+    import pandas as pd
 
-        walk(self.to_dict(), "")
-        return found
+    found: dict[str, pd.DataFrame] = {}
+    if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):
+        found[path] = pd.DataFrame(value)
+        if all("window" in row for row in value):
+            inner: dict[str, list[pd.DataFrame]] = {}
+            for row in value:
+                for name, table in _tables({k: v for k, v in row.items() if k != "window"}).items():
+                    inner.setdefault(name, []).append(table.assign(window=row["window"]))
+            found.update({f"{path}.{name}": pd.concat(tables) for name, tables in inner.items()})
+    elif isinstance(value, dict):
+        if value and all(isinstance(row, dict) for row in value.values()):
+            found[path] = pd.DataFrame.from_dict(value, orient="index")
+        for key, item in value.items():
+            found.update(_tables(item, f"{path}.{key}" if path else str(key)))
+    return found
 
 
 @dataclass(frozen=True)
@@ -118,6 +130,45 @@ class Reading:
 
 
 WINDOWS = ("nvtx", "time_range", "per_nvtx", "by_nvtx")  # the window keywords (the CLI's --range is time_range)
+
+# The keyword of each command-line flag an error may name: the analyses' options, then the flags every capture
+# command has (a flag with no keyword here, --abba, stays as it is).
+KEYWORDS = {option.flag: option.name for analysis in (*registry.CAPTURE_COMMANDS, registry.AUDIT, registry.REPORT,
+                                                      registry.TIMELINE, registry.NCU, registry.RANKS,
+                                                      registry.COMPARE) for option in analysis.options} | {
+    "--nvtx": "nvtx", "--range": "time_range", "--per-nvtx": "per_nvtx", "--by-nvtx": "by_nvtx",
+    "--kern-exec": "kern_exec", "--api-trace": "api_trace", "--nvtx-trace": "nvtx_trace", "--ncu": "ncu",
+    "--rules": "rules", "--families": "families", "--findings-dir": "findings", "--findings": "with_findings",
+    "--fail-on": "fail_on", "--db": "db", "--cache-dir": "cache_dir", "--no-cache": "cache=False", "--nsys": "nsys",
+    "--output": "output", "-o": "output"}
+# a flag, and the space before a value it is given ('abc', FOLDER): `--range 'abc'` reads `time_range='abc'`
+_FLAG = re.compile(r"(?<![\w-])(?P<flag>--[a-z][a-z-]*|-o)(?![\w-])(?P<valued> (?=['\"A-Z]))?")
+
+
+def keywords_named(message: str) -> str:
+    """A message of the pipeline, which names the command's flags, naming the API's keywords instead."""
+    def keyword(found: re.Match) -> str:
+        name = KEYWORDS.get(found["flag"])
+        if name is None:
+            return found.group()
+        return f"{name}=" if found["valued"] and "=" not in name else name
+
+    return _FLAG.sub(keyword, message)
+
+
+def _keywords_in_errors(method: Callable[P, R]) -> Callable[P, R]:
+    """`method`, its errors and warnings naming keywords where the command's would name flags."""
+    @functools.wraps(method)
+    def named(*args: P.args, **kwargs: P.kwargs) -> R:
+        try:
+            found = method(*args, **kwargs)
+        except InputError as exc:
+            raise InputError(keywords_named(str(exc))) from None
+        if isinstance(found, Answer):
+            return replace(found, warnings=tuple(keywords_named(w) for w in found.warnings))
+        return found
+
+    return named
 ONE_WINDOW = ("nvtx", "time_range", "by_nvtx")  # those of an answer that is one page or one comparison
 
 
@@ -185,22 +236,26 @@ class Capture:
                                                            choice=WindowChoice(**windows),
                                                            with_findings=with_findings, fail_on=fail_on))
 
+    @_keywords_in_errors
     def classify(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
                  by_nvtx: str | None = None, with_findings: bool = False, **options: Any) -> Answer:
         """Where the kernel time goes (`nsight-ingest classify`); `with_findings` adds the findings."""
         return self._analysed(registry.CLASSIFY, _windows(nvtx, time_range, per_nvtx, by_nvtx), options,
                               with_findings, extra=("with_findings",))
 
+    @_keywords_in_errors
     def launches(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
                  by_nvtx: str | None = None, **options: Any) -> Answer:
         """Why the GPU waits: gaps, launch calls, queueing (`nsight-ingest launches`)."""
         return self._analysed(registry.LAUNCHES, _windows(nvtx, time_range, per_nvtx, by_nvtx), options)
 
+    @_keywords_in_errors
     def queue_delay(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
                     by_nvtx: str | None = None) -> Answer:
         """How long launched kernels waited in the launch queue (`nsight-ingest queue-delay`)."""
         return self._analysed(registry.QUEUE_DELAY, _windows(nvtx, time_range, per_nvtx, by_nvtx), {})
 
+    @_keywords_in_errors
     def findings(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
                  by_nvtx: str | None = None, fail_on: str | None = None, **options: Any) -> Answer:
         """What to fix first (`nsight-ingest findings`); `fail_on` a severity gives the answer its gate."""
@@ -209,11 +264,13 @@ class Capture:
         return self._analysed(registry.FINDINGS, _windows(nvtx, time_range, per_nvtx, by_nvtx), options,
                               fail_on=fail_on, extra=("fail_on",))
 
+    @_keywords_in_errors
     def audit(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
               by_nvtx: str | None = None, **options: Any) -> Answer:
         """How the rule set fits the capture (`nsight-ingest rules audit`)."""
         return self._analysed(registry.AUDIT, _windows(nvtx, time_range, per_nvtx, by_nvtx), options)
 
+    @_keywords_in_errors
     def report(self, output: PathLike, *, nvtx: str | None = None, time_range: str | None = None,
                by_nvtx: str | None = None, **options: Any) -> Answer:
         """Write the capture's HTML page to `output` (`nsight-ingest report`); the answer says what it holds."""
@@ -225,6 +282,7 @@ class Capture:
                                    choice=WindowChoice(**_windows(nvtx, time_range, None, by_nvtx)))
         return self.reading.ask(registry.REPORT, request, lambda found, run: capture_page.write(found, path, "output"))
 
+    @_keywords_in_errors
     def timeline(self, output: PathLike, *, nvtx: str | None = None, time_range: str | None = None,
                  by_nvtx: str | None = None, **options: Any) -> Answer:
         """Write the capture's Perfetto timeline to `output` (`nsight-ingest timeline`; a `.json` path: Chrome
@@ -243,6 +301,7 @@ class Capture:
 
         return self.reading.ask(registry.TIMELINE, request, written)
 
+    @_keywords_in_errors
     def connect(self) -> duckdb.DuckDBPyConnection:
         """A DuckDB connection to a store holding the capture (sql/schema.sql documents its tables), for SQL of
         your own: the store `db`, else a temporary store with every column, which goes when the connection
@@ -268,6 +327,7 @@ def _windows(nvtx: str | None, time_range: str | None, per_nvtx: str | None, by_
     return chosen
 
 
+@_keywords_in_errors
 def open(gpu_trace: PathLike, *, kern_exec: PathLike | None = None, api_trace: PathLike | None = None,
          nvtx_trace: PathLike | None = None, ncu: Sequence[PathLike] = (), rules: PathLike | None = None,
          families: PathLike | None = None, findings: PathLike | None = None, db: PathLike | None = None,
@@ -280,6 +340,7 @@ def open(gpu_trace: PathLike, *, kern_exec: PathLike | None = None, api_trace: P
     return Capture(files, Reading(rules, families, findings, db, cache, cache_dir, nsys))
 
 
+@_keywords_in_errors
 def ranks(files: Sequence[PathLike], *, families: PathLike | None = None, db: PathLike | None = None,
           cache: bool = True, cache_dir: PathLike | None = None, nsys: str | None = None, **options: Any) -> Answer:
     """Several ranks, one capture each, or one capture of several GPUs (`nsight-ingest ranks`); `workers` spreads
@@ -293,6 +354,7 @@ def ranks(files: Sequence[PathLike], *, families: PathLike | None = None, db: Pa
     return reading.ask(registry.RANKS, pipeline.Request(captures, options=chosen))
 
 
+@_keywords_in_errors
 def compare(before: Capture | PathLike, after: Capture | PathLike, *, nvtx: str | None = None,
             time_range: str | None = None, by_nvtx: str | None = None, **options: Any) -> Answer:
     """The deltas from capture `before` to capture `after` (`nsight-ingest compare A B`; a path is opened with the
@@ -304,6 +366,7 @@ def compare(before: Capture | PathLike, after: Capture | PathLike, *, nvtx: str 
                                                                 choice=choice))
 
 
+@_keywords_in_errors
 def ncu(files: Sequence[PathLike], *, rules: PathLike | None = None, db: PathLike | None = None,
         **options: Any) -> Answer:
     """Nsight Compute exports (raw or details pages), each profiled kernel with its verdict (`nsight-ingest

@@ -13,7 +13,7 @@ from typing import Any
 import duckdb
 
 from nsight_ingest import ranks_job, store, windows
-from nsight_ingest.analysis import findings, idle, integrity
+from nsight_ingest.analysis import classify, findings, idle, integrity
 from nsight_ingest.analysis.compare import check_gate
 from nsight_ingest.errors import EmptyScope, InputError
 from nsight_ingest.readers.capture import CaptureFiles, CaptureInputs, resolve
@@ -140,11 +140,16 @@ def parts_of(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _warn_integrity(run: Run, capture: store.Capture, result: dict[str, Any]) -> None:
-    """Warn of what a result's integrity checks found and of the idle causes its capture cannot tell."""
-    for part in parts_of(result):
+    """Warn of what a result's integrity checks found, of the idle causes its capture cannot tell, and when its
+    component rules leave most of its kernel time unclassified (once, for the first window that shows it)."""
+    parts = parts_of(result)
+    for part in parts:
         if "integrity" in part:
             run.warnings.extend(integrity.warnings(part["integrity"], capture))
         run.warnings.extend(warning for warning in idle.warnings(part, capture) if warning not in run.warnings)
+    hint = next((hint for part in parts if "classification_policy" in part for hint in classify.warnings(part)), None)
+    if hint and hint not in run.warnings:
+        run.warnings.append(hint)
 
 
 def ingest(run: Run, paths: list[str]) -> list[dict[str, Any]]:

@@ -3,9 +3,14 @@ columns), and the order they are built in. It reads files only; sqlmodules runs 
 
 A module is named by its path: `sql/launches/kernel_gaps.sql` is `launches.kernel_gaps`. Its header says
 - `-- requires: scope.kernels, classify.kernel_classes`: the modules to build first (once per scope);
+- `-- access: public` (its columns are a contract: an answer's rows, a finding rule's evidence, what
+  classification rules read) or `-- access: private` (a step of other modules, free to change);
+- `-- unique: a, b` (no two rows share these columns' values; repeatable) and `-- not null: a, b`: checks the
+  tests run on every module's output;
 - `-- creates: NAME` (it builds a temp table or view called NAME) or `-- returns: rows` (it is one SELECT whose
-  rows are the answer), followed by one `--   column  meaning (unit)` line per output column, in order (a long
-  meaning goes on in lines indented deeper);
+  rows are the answer), followed by one `--   column  TYPE  meaning (unit)` line per output column, in order, TYPE
+  as DuckDB names the column's type (a long meaning goes on in lines indented deeper; after a long type, it starts
+  on the next line);
 - `-- filled by: MODULE`: the Python module whose function adds rows after the SQL ran (fillers.FILLERS names it;
   the classification rules are user SQL run by nsight_ingest.rules);
 - `-- computed by: MODULE`: a pass over ordered rows (passes.PASSES names it): the file's first SELECT gives the
@@ -31,10 +36,15 @@ from nsight_ingest.sqlfiles import sql_root
 
 _REQUIRES = re.compile(r"^--\s*requires:\s*(?P<names>.*?)\s*$", re.M)
 _OUTPUT = re.compile(r"^--\s*(?:creates:\s*(?P<creates>\w+)|returns:\s*rows)\s*$")
-_COLUMN = re.compile(r"^--\s{2,}(?P<name>\w+)\s+(?P<doc>\S.*?)\s*$")
+_TYPE = r"[A-Z][A-Z0-9_]*(?:\((?:[^()]|\([^()]*\))*\))?(?:\[\])*"  # BIGINT, DECIMAL(38,0), STRUCT(a INTEGER)[]
+_COLUMN = re.compile(rf"^--\s{{2,}}(?P<name>\w+)\s+(?P<type>{_TYPE})(?:\s+(?P<doc>\S.*?))?\s*$")
 _CONTINUED = re.compile(r"^--\s{8,}(?P<doc>\S.*?)\s*$")  # a column's description going on, indented deeper
 _FILLED_BY = re.compile(r"^--\s*filled by:\s*(?P<module>[\w.]+)", re.M)
 _COMPUTED_BY = re.compile(r"^--\s*computed by:\s*(?P<module>[\w.]+)", re.M)
+_ACCESS = re.compile(r"^--\s*access:\s*(?P<access>\w+)\s*$", re.M)
+_UNIQUE = re.compile(r"^--\s*unique:\s*(?P<columns>.*?)\s*$", re.M)
+_NOT_NULL = re.compile(r"^--\s*not null:\s*(?P<columns>.*?)\s*$", re.M)
+ACCESS = ("public", "private")
 
 
 class ModuleError(Exception):
@@ -43,9 +53,10 @@ class ModuleError(Exception):
 
 @dataclass(frozen=True)
 class Column:
-    """One documented output column of a module."""
+    """One documented output column of a module: its name, DuckDB type and meaning."""
 
     name: str
+    type: str
     doc: str
 
 
@@ -61,6 +72,9 @@ class Module:
     filled_by: str | None
     sql: str
     computed_by: str | None = None  # the Python module of its pass over ordered rows
+    access: str | None = None  # public: its columns are a contract; private: a step of other modules
+    unique: tuple[tuple[str, ...], ...] = ()  # column sets no two rows share
+    not_null: tuple[str, ...] = ()  # columns never NULL
 
     @property
     def pass_relation(self) -> str:
@@ -107,20 +121,33 @@ def module(name: str) -> Module:
     for line in header:
         if output_seen:
             if columns and (more := _CONTINUED.match(line)):
-                columns[-1] = Column(columns[-1].name, f"{columns[-1].doc} {more['doc']}")
+                last = columns[-1]
+                columns[-1] = Column(last.name, last.type, f"{last.doc} {more['doc']}".strip())
                 continue
             column = _COLUMN.match(line)
             if not column:
                 break
-            columns.append(Column(column["name"], column["doc"]))
+            columns.append(Column(column["name"], column["type"], column["doc"] or ""))
         elif output := _OUTPUT.match(line):
             creates, output_seen = output["creates"], True
     if not output_seen:
         raise ModuleError(f"{path}: the header names no output ('-- creates: NAME' or '-- returns: rows')")
-    filled = _FILLED_BY.search("\n".join(header))
-    computed = _COMPUTED_BY.search("\n".join(header))
+    text_of_header = "\n".join(header)
+    filled, computed = _FILLED_BY.search(text_of_header), _COMPUTED_BY.search(text_of_header)
+    access = _ACCESS.search(text_of_header)
+    unique = tuple(_names(found["columns"]) for found in _UNIQUE.finditer(text_of_header))
+    not_null = tuple(c for found in _NOT_NULL.finditer(text_of_header) for c in _names(found["columns"]))
+    declared = {c for key in unique for c in key} | set(not_null)
+    if (access and access["access"] not in ACCESS) or not declared <= {c.name for c in columns}:
+        raise ModuleError(f"{path}: 'access:' is public or private, and 'unique:' and 'not null:' name documented "
+                          f"columns")
     return Module(name, path, requires, creates, tuple(columns), filled["module"] if filled else None, text,
-                  computed["module"] if computed else None)
+                  computed["module"] if computed else None, access["access"] if access else None, unique,
+                  not_null)
+
+
+def _names(text: str) -> tuple[str, ...]:
+    return tuple(name.strip() for name in text.split(",") if name.strip())
 
 
 def all_modules() -> list[Module]:

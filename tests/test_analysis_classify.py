@@ -177,3 +177,17 @@ def test_two_devices_launch_overlap_per_device(tmp_path, run_cli):
     dev1 = out["devices"][b]["cpu_gpu_overlap"]
     assert (dev1["launch_api_union_ns"], dev1["launch_api_gpu_overlap_ns"]) == (55, 20)
     assert dev1["launch_api_overlap_percent"] == pytest.approx(100 * 20 / 55)
+
+
+@pytest.mark.parametrize(("other_ns", "sage_ns", "hinted"), [(950, 50, True), (850, 150, False)])
+def test_a_hint_when_the_rules_leave_most_time_in_other(tmp_path, run_cli, other_ns, sage_ns, hinted):
+    """Component rules written for another workload leave its kernels in `other`: past 90% of the kernel time the
+    command says so, once, and points to the kernel families and --rules."""
+    gpu = write(tmp_path / "w_cuda_gpu_trace.csv", GPU_HEADER,
+                [kernel_row(0, other_ns, OTHER), kernel_row(other_ns, sage_ns, SAGE)])
+    result = run_cli("classify", gpu)
+    assert result.code == 0, result.err
+    share = 100 * other_ns / (other_ns + sage_ns)  # 95% and 85%
+    hint = f"leave {share:.1f}% of the kernel time in 'other'"
+    assert (hint in result.err) is hinted and result.err.count("kernel families") == int(hinted)
+    assert "--rules FOLDER" in result.err or not hinted

@@ -54,6 +54,28 @@ def test_frames_are_the_answers_tables():
     assert len(top) == 5 and top.to_dict("records") == data["top_kernels"]
 
 
+def test_per_nvtx_frames_hold_every_window():
+    answer = nsight_ingest.open(GRAPH, cache=False).classify(per_nvtx="step.*")
+    windows = answer.to_dict()["windows"]
+    components = answer.frames()["windows.components"]
+    assert list(dict.fromkeys(components["window"])) == [w["window"] for w in windows]
+    for window in windows:  # each window's components add up to its kernel time
+        mine = components[components["window"] == window["window"]]
+        assert list(mine.index) == list(window["components"])
+        assert mine["milliseconds"].sum() == pytest.approx(window["kernel_time_ns"] / 1e6)
+
+
+def test_errors_name_keywords_not_flags():
+    capture = nsight_ingest.open(GOOD, cache=False)
+    with pytest.raises(InputError, match=r"^time_range='abc': expected START_NS:END_NS") as caught:
+        capture.classify(time_range="abc")
+    assert "--" not in str(caught.value)
+    with pytest.raises(InputError, match=r"^choose one of nvtx, time_range, per_nvtx, by_nvtx"):
+        capture.classify(nvtx="a", per_nvtx="b")
+    llm = nsight_ingest.open(LLM, cache=False).classify()  # the bundled DiT rules leave its kernels in other
+    assert any("rules=FOLDER gives components of your own" in warning for warning in llm.warnings)
+
+
 def test_the_connection_holds_the_capture(tmp_path):
     with GOOD.open() as fh:
         kernels = sum(1 for row in csv.DictReader(fh) if not row["Name"].startswith("[CUDA mem"))

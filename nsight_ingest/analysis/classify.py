@@ -237,6 +237,22 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     return result
 
 
+# The share of kernel time in `other` above which the component rules say little of a capture: they were written
+# for another workload (the bundled ones name the kernels of DiT blocks: SageAttention, NVFP4 GEMMs, norms).
+MOSTLY_OTHER_PERCENT = 90.0
+
+
+def warnings(result: dict[str, Any]) -> list[str]:
+    """A hint when the component rules left most of the kernel time in `other`."""
+    other = (result.get("components") or {}).get("other") or {}
+    share = other.get("percent_of_kernel_time")
+    if share is None or share < MOSTLY_OTHER_PERCENT:
+        return []
+    return [f"{result['source_gpu_trace']}: the component rules ({result['rule_set']['path']}) leave {share:.1f}% of "
+            f"the kernel time in 'other': they were written for another workload. The kernel families (families) "
+            f"split the time on any workload; --rules FOLDER gives components of your own (docs/rules.md)"]
+
+
 def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:
     gaps = s["launch_gaps"]
     lines = [

@@ -356,7 +356,6 @@ def unstage(con: duckdb.DuckDBPyConnection) -> None:
 def load(path: Path, form: str) -> Load:
     """The Load of every report an nsys export holds (one transaction, one traces row each)."""
     inserts = tuple(
-        Insert(report, table, read_sql(f"readers/{report}.sql").format(
-            source=f"({read_sql(f'readers/nsys_export_{report}.sql')})"))
+        Insert(report, table, f"readers/{report}.sql", read_sql(f"readers/nsys_export_{report}.sql"))
         for report, table in REPORTS)
     return Load(REPORTS[0][0], inserts, stage=partial(_stage, path, form), unstage=unstage)

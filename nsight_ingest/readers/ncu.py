@@ -22,7 +22,7 @@ from nsight_ingest.readers.source import (
     report_types,
     table_copy,
 )
-from nsight_ingest.sqlfiles import read_sql, sql_string
+from nsight_ingest.sqlfiles import sql_string
 
 IDENTITY = {
     "ID": "result_id", "Process ID": "process_id", "Process Name": "process_name", "Host Name": "host_name",
@@ -84,11 +84,11 @@ def _raw(table: CsvTable) -> Load:
                            columns=_varchar_columns(names))
     header_rows = [[name, cell.raw, unit] for name, cell, unit in zip(names, table.header, units, strict=True)
                    if name.startswith("m_")]
-    results_source = f"(SELECT {_present_or_null(names, IDENTITY.values())} FROM {source})"
     return Load(
         "ncu_raw",
-        (Insert("ncu_raw", "ncu_results", read_sql("readers/ncu_results.sql").format(source=results_source)),
-         Insert("ncu_raw", "ncu_metrics", read_sql("readers/ncu_raw_metrics.sql").format(source=source))),
+        (Insert("ncu_raw", "ncu_results", "readers/ncu_results.sql",
+                f"SELECT {_present_or_null(names, IDENTITY.values())} FROM {source}"),
+         Insert("ncu_raw", "ncu_metrics", "readers/ncu_raw_metrics.sql", f"SELECT * FROM {source}")),
         setup=((HEADER_TABLE, []), ("INSERT INTO ncu_header VALUES (?, ?, ?)", header_rows)),
         temporary=copy.temporary, lines_before=copy.lines_before, notes=notes,
     )
@@ -104,12 +104,12 @@ def _details(table: CsvTable) -> Load:
     copy = table_copy(table, always_scan=True)
     reader = read_csv_call(copy.path, copy.compressed, skip=copy.header_line + 1, header=False,
                            columns=_varchar_columns(names), null_padding=True)
-    source = f"(SELECT {_present_or_null(names, known.values())} FROM {reader})"
+    source = f"SELECT {_present_or_null(names, known.values())} FROM {reader}"
     return Load(
         "ncu_details",
-        (Insert("ncu_details", "ncu_results", read_sql("readers/ncu_results.sql").format(source=source)),
-         Insert("ncu_details", "ncu_metrics", read_sql("readers/ncu_details_metrics.sql").format(source=source)),
-         Insert("ncu_details", "ncu_rules", read_sql("readers/ncu_details_rules.sql").format(source=source))),
+        (Insert("ncu_details", "ncu_results", "readers/ncu_results.sql", source),
+         Insert("ncu_details", "ncu_metrics", "readers/ncu_details_metrics.sql", source),
+         Insert("ncu_details", "ncu_rules", "readers/ncu_details_rules.sql", source)),
         temporary=copy.temporary, lines_before=copy.lines_before, notes=notes,
     )
 

@@ -11,7 +11,7 @@ from pathlib import Path
 from nsight_ingest.errors import InputError
 from nsight_ingest.readers.rows import Insert, Load
 from nsight_ingest.readers.source import CsvTable, TableFile, locate_table, read_csv_call, table_copy
-from nsight_ingest.sqlfiles import read_sql, sql_string
+from nsight_ingest.sqlfiles import sql_string
 
 # Factors to the store's base units: nanoseconds, bytes, bytes per second.
 TIME_TO_NS = {"ns": 1, "nsec": 1, "us": 1_000, "usec": 1_000, "ms": 1_000_000, "msec": 1_000_000,
@@ -158,8 +158,9 @@ def _normalized(column: Column, csv_name: str | None, unit: str | None, path: Pa
     return f"{parsed} AS {out}", f"({csv_name} IS NOT NULL AND {parsed} IS NULL)"
 
 
-def build_select(table: CsvTable, spec: ReportSpec, source_file: TableFile) -> str:
-    """The SELECT over DuckDB's CSV reader of `source_file` that returns this report's normalized rows."""
+def build_source(table: CsvTable, spec: ReportSpec, source_file: TableFile) -> str:
+    """The query over DuckDB's CSV reader of `source_file` that gives this report's columns, typed and in base units
+    (the rows the report's reader SQL reads)."""
     csv_columns: list[str] = []
     present: dict[str, tuple[str, str | None]] = {}
     for index, cell in enumerate(table.header):
@@ -177,8 +178,7 @@ def build_select(table: CsvTable, spec: ReportSpec, source_file: TableFile) -> s
     unparsed = " + ".join(f"{failed}::UTINYINT" for _, failed in normalized if failed) or "0"
     reader = read_csv_call(source_file.path, source_file.compressed, skip=source_file.header_line, header=True,
                            columns=csv_columns)
-    source = f"(SELECT {', '.join(e for e, _ in normalized)}, {unparsed} AS unparsed_values FROM {reader})"
-    return read_sql(f"readers/{spec.report_type}.sql").format(source=source)
+    return f"SELECT {', '.join(e for e, _ in normalized)}, {unparsed} AS unparsed_values FROM {reader}"
 
 
 def load(path: Path, report_type: str) -> Load:
@@ -186,5 +186,6 @@ def load(path: Path, report_type: str) -> Load:
     spec = SPECS[report_type]
     table = locate_table(path, report_type)
     source_file = table_copy(table, always_scan=False)
-    return Load(report_type, (Insert(report_type, spec.table, build_select(table, spec, source_file)),),
+    return Load(report_type, (Insert(report_type, spec.table, f"readers/{report_type}.sql",
+                                     build_source(table, spec, source_file)),),
                 temporary=source_file.temporary, lines_before=source_file.lines_before)

@@ -9,14 +9,28 @@ from pathlib import Path
 
 import duckdb
 
+from nsight_ingest.sqlfiles import read_sql
+
+READER_SOURCE = "reader_source"  # the relation every reader SQL file reads its input as
+
 
 @dataclass(frozen=True)
 class Insert:
-    """One INSERT of a load: the SELECT giving `table`'s rows of the report `report_type`."""
+    """One INSERT of a load: `table`'s rows of the report `report_type`, given by the reader SQL file `reader`
+    (`readers/cuda_gpu_trace.sql`) over `source`, the query whose rows the reader reads as `reader_source`
+    (DuckDB's CSV reader of the file with its columns typed and in base units, or an export's mapping)."""
 
     report_type: str
     table: str
-    select_sql: str
+    reader: str
+    source: str
+
+    @property
+    def select_sql(self) -> str:
+        """The SELECT the store runs: the reader over its source, which it reads by name (each closing parenthesis on
+        a line of its own: a trailing comment in either cannot swallow it)."""
+        return (f"WITH {READER_SOURCE} AS NOT MATERIALIZED (\n{self.source}\n)\n"
+                f"SELECT * FROM (\n{read_sql(self.reader)}\n)")
 
 
 @dataclass(frozen=True)

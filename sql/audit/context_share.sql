@@ -1,10 +1,11 @@
 -- The part of the scope's kernel time whose class a context (neighbour) rule decided.
 -- requires: scope.kernels, classify.kernel_classes
+-- access: public
 -- returns: rows
---   launches_by_context  kernels a context rule classified
---   time_by_context_ns   their time (ns)
---   launches             kernels
---   time_ns              kernel time (ns)
+--   launches_by_context  BIGINT   kernels a context rule classified
+--   time_by_context_ns   HUGEINT  their time (ns)
+--   launches             BIGINT   kernels
+--   time_ns              HUGEINT  kernel time (ns)
 SELECT count(*) FILTER (WHERE c.by_context)                         AS launches_by_context,
        coalesce(sum(k.duration_ns) FILTER (WHERE c.by_context), 0)  AS time_by_context_ns,
        count(*)                                                      AS launches,

@@ -1,10 +1,14 @@
 -- Names that more than one name rule matched, with every match and the winner.
 -- requires: classify.name_winners
+-- access: public
+-- unique: name
+-- not null: name, winner_component
 -- returns: rows
---   name              kernel name
---   winner_rule_file  the rule file that won
---   winner_component  the component it gave
---   matches           every match: {rule_file, component, priority}, best first
+--   name              VARCHAR  kernel name
+--   winner_rule_file  VARCHAR  the rule file that won
+--   winner_component  VARCHAR  the component it gave
+--   matches           STRUCT(rule_file VARCHAR, component VARCHAR, priority INTEGER)[]
+--                              every match: {rule_file, component, priority}, best first
 WITH multi AS (
     SELECT name FROM name_rule_matches GROUP BY name HAVING count(*) > 1
 )

@@ -1,9 +1,12 @@
 -- How many distinct names (or contexts) each rule file matched in the scope, and how many contexts it won.
 -- requires: classify.kernel_classes
+-- access: public
+-- unique: rule_file
+-- not null: rule_file, matches, contexts_won
 -- returns: rows
---   rule_file     the rule file
---   matches       distinct names (name rules) or contexts (context rules) it matched
---   contexts_won  kernel contexts it classified
+--   rule_file     VARCHAR  the rule file
+--   matches       BIGINT   distinct names (name rules) or contexts (context rules) it matched
+--   contexts_won  BIGINT   kernel contexts it classified
 SELECT m.rule_file, count(DISTINCT coalesce(CAST(m.context_key AS VARCHAR), m.name)) AS matches,
        count(DISTINCT c.context_key) AS contexts_won
 FROM (SELECT rule_file, name, NULL::UBIGINT AS context_key FROM name_rule_matches

@@ -1,14 +1,17 @@
 -- Kernels no component rule matched (they fall to component 'other', beside the kernels a rule gave 'other'): their
 -- time and the $top names that hold most of it, with the whole of component 'other' to set them against.
 -- requires: scope.kernels, scope.names, classify.kernel_classes
+-- access: public
+-- unique: name
+-- not null: name, launches, time_ns
 -- returns: rows
---   name                kernel name (NULL on the one row of a scope where every kernel matched a rule)
---   launches            its kernels
---   time_ns             their time (ns)
---   unmatched_time_ns   time of every unmatched kernel (ns)
---   unmatched_launches  every unmatched kernel
---   other_time_ns       time of every kernel of component 'other', unmatched or given 'other' by a rule (ns)
---   other_launches      every kernel of component 'other'
+--   name                VARCHAR  kernel name (NULL on the one row of a scope where every kernel matched a rule)
+--   launches            BIGINT   its kernels
+--   time_ns             HUGEINT  their time (ns)
+--   unmatched_time_ns   HUGEINT  time of every unmatched kernel (ns)
+--   unmatched_launches  HUGEINT  every unmatched kernel
+--   other_time_ns       HUGEINT  time of every kernel of component 'other', unmatched or given 'other' by a rule (ns)
+--   other_launches      BIGINT   every kernel of component 'other'
 WITH classed AS (
     SELECT n.name, k.duration_ns, c.rule_file IS NULL AS unmatched, c.component = 'other' AS is_other
     FROM scope_kernels k

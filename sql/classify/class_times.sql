@@ -2,16 +2,17 @@
 -- once (per kernel context first, then joined to their classes), so that the component, family and top-kernel
 -- answers read these few rows instead of every kernel.
 -- requires: scope.kernels, classify.kernel_classes, classify.kernel_families
+-- access: private
 -- creates: class_times
---   device         device label
---   name_id        scope_names.name_id of the kernel name
---   component      component
---   sub_component  sub-component (NULL: none)
---   family         kernel family of the name
---   launches       kernels
---   time_ns        summed kernel durations (ns)
---   min_ns         shortest (ns)
---   max_ns         longest (ns)
+--   device         VARCHAR  device label
+--   name_id        INTEGER  scope_names.name_id of the kernel name
+--   component      VARCHAR  component
+--   sub_component  VARCHAR  sub-component (NULL: none)
+--   family         VARCHAR  kernel family of the name
+--   launches       HUGEINT  kernels
+--   time_ns        HUGEINT  summed kernel durations (ns)
+--   min_ns         BIGINT   shortest (ns)
+--   max_ns         BIGINT   longest (ns)
 CREATE OR REPLACE TEMP TABLE class_times AS
 WITH per_context AS (
     SELECT device, context_key, name_id, count(*) AS launches, sum(duration_ns) AS time_ns,

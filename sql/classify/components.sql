@@ -1,12 +1,15 @@
 -- Kernel time and launches per (component, sub-component) of the scope, per device and for the whole scope
 -- (device NULL).
 -- requires: classify.class_times
+-- access: public
+-- unique: device, component, sub_component
+-- not null: component, launches, time_ns
 -- returns: rows
---   device         device label; NULL for the whole scope
---   component      component
---   sub_component  sub-component (NULL: none)
---   launches       kernels
---   time_ns        summed kernel durations (ns)
+--   device         VARCHAR  device label; NULL for the whole scope
+--   component      VARCHAR  component
+--   sub_component  VARCHAR  sub-component (NULL: none)
+--   launches       HUGEINT  kernels
+--   time_ns        HUGEINT  summed kernel durations (ns)
 SELECT
     CASE WHEN grouping(device) = 1 THEN NULL ELSE device END AS device,
     component,

@@ -2,15 +2,18 @@
 -- the lowest priority wins, ties by file order; unmatched contexts are 'other'.
 -- requires: scope.kernels, scope.names, classify.name_matches, classify.context_matches, common.rule_pick
 -- filled by: nsight_ingest.rules (it refuses undeclared components and records each name's class in the store)
+-- access: private
+-- unique: context_key
+-- not null: context_key, name, component
 -- creates: kernel_classes
---   context_key    scope_kernels.context_key
---   name           kernel name
---   component      winning component ('other' when no rule matched)
---   sub_component  winning sub-component
---   rule_file      winning rule file (NULL when no rule matched)
---   priority       winning priority
---   match_count    how many rules (name and context) matched
---   by_context     true when a context rule won
+--   context_key    UBIGINT  scope_kernels.context_key
+--   name           VARCHAR  kernel name
+--   component      VARCHAR  winning component ('other' when no rule matched)
+--   sub_component  VARCHAR  winning sub-component
+--   rule_file      VARCHAR  winning rule file (NULL when no rule matched)
+--   priority       INTEGER  winning priority
+--   match_count    BIGINT   how many rules (name and context) matched
+--   by_context     BOOLEAN  true when a context rule won
 CREATE OR REPLACE TEMP TABLE kernel_classes AS
 WITH contexts AS (
     SELECT c.context_key, n.name

@@ -2,15 +2,18 @@
 -- scope, i.e. a kernel name with the names of the 4 kernels before and after it on its stream (nearest first, NULL
 -- past the ends) and the classes name rules gave them.
 -- requires: scope.kernels, classify.name_winners
+-- access: public
+-- unique: context_key
+-- not null: context_key, name, component
 -- creates: kernel_contexts
---   context_key      the context (scope_kernels.context_key)
---   name             kernel name
---   component        its class from name rules
---   sub_component    its sub-class from name rules
---   prev_names       names of the 4 kernels before it, nearest first
---   prev_components  their classes from name rules
---   next_names       names of the 4 kernels after it, nearest first
---   next_components  their classes from name rules
+--   context_key      UBIGINT    the context (scope_kernels.context_key)
+--   name             VARCHAR    kernel name
+--   component        VARCHAR    its class from name rules
+--   sub_component    VARCHAR    its sub-class from name rules
+--   prev_names       VARCHAR[]  names of the 4 kernels before it, nearest first
+--   prev_components  VARCHAR[]  their classes from name rules
+--   next_names       VARCHAR[]  names of the 4 kernels after it, nearest first
+--   next_components  VARCHAR[]  their classes from name rules
 CREATE OR REPLACE TEMP TABLE kernel_contexts AS
 WITH lookup AS (
     -- name ids are 1..n, so list position = name id

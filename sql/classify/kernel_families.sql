@@ -2,14 +2,17 @@
 -- priority wins, ties by file order; unmatched names are 'other'. Families are a property of the name alone.
 -- requires: scope.names, classify.kernel_names, classify.family_matches, common.rule_pick
 -- filled by: nsight_ingest.rules (it refuses undeclared families and records each name's family in the store)
+-- access: private
+-- unique: name_id
+-- not null: name_id, name, family
 -- creates: kernel_families
---   name_id      scope_names.name_id
---   name         kernel name
---   short_name   its short name (kernel_short_name)
---   family       winning family ('other' when no rule matched)
---   rule_file    winning rule file (NULL when no rule matched)
---   priority     winning priority
---   match_count  how many family rules matched the name
+--   name_id      INTEGER  scope_names.name_id
+--   name         VARCHAR  kernel name
+--   short_name   VARCHAR  its short name (kernel_short_name)
+--   family       VARCHAR  winning family ('other' when no rule matched)
+--   rule_file    VARCHAR  winning rule file (NULL when no rule matched)
+--   priority     INTEGER  winning priority
+--   match_count  BIGINT   how many family rules matched the name
 CREATE OR REPLACE TEMP TABLE kernel_families AS
 WITH ranked AS (
     SELECT *,

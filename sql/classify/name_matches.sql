@@ -2,13 +2,14 @@
 -- SQL, run and inserted by nsight_ingest.rules.
 -- requires: classify.kernel_names
 -- filled by: nsight_ingest.rules
+-- access: private
 -- creates: name_rule_matches
---   name           kernel name the rule matched
---   component      component it gives
---   sub_component  sub-component it gives (NULL: none)
---   priority       lower wins
---   rule_rank      position of the rule file in file-name order (breaks priority ties)
---   rule_file      the rule file's name
+--   name           VARCHAR  kernel name the rule matched
+--   component      VARCHAR  component it gives
+--   sub_component  VARCHAR  sub-component it gives (NULL: none)
+--   priority       INTEGER  lower wins
+--   rule_rank      INTEGER  position of the rule file in file-name order (breaks priority ties)
+--   rule_file      VARCHAR  the rule file's name
 CREATE OR REPLACE TEMP TABLE name_rule_matches (
     name           VARCHAR NOT NULL,
     component      VARCHAR NOT NULL,

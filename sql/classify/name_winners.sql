@@ -1,14 +1,17 @@
 -- The class of each distinct kernel name from name rules alone: lowest priority wins, ties by file order;
 -- unmatched names are 'other'. Context rules see these classes for a kernel's neighbours.
 -- requires: scope.names, classify.name_matches, common.rule_pick
+-- access: private
+-- unique: name_id
+-- not null: name_id, name, component
 -- creates: name_winners
---   name_id        scope_names.name_id
---   name           kernel name
---   component      winning component ('other' when no rule matched)
---   sub_component  winning sub-component
---   rule_file      winning rule file (NULL when no rule matched)
---   priority       winning priority
---   match_count    how many name rules matched the name
+--   name_id        INTEGER  scope_names.name_id
+--   name           VARCHAR  kernel name
+--   component      VARCHAR  winning component ('other' when no rule matched)
+--   sub_component  VARCHAR  winning sub-component
+--   rule_file      VARCHAR  winning rule file (NULL when no rule matched)
+--   priority       INTEGER  winning priority
+--   match_count    BIGINT   how many name rules matched the name
 CREATE OR REPLACE TEMP TABLE name_winners AS
 WITH ranked AS (
     SELECT *,

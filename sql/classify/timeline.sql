@@ -11,13 +11,15 @@
 -- each device (classify sums them); the all-device row serves the launch overlap.
 -- requires: scope.kernels, scope.launches
 -- computed by: nsight_ingest.passes
+-- access: public
+-- not null: positive_gap_count, gap_total_ns
 -- returns: rows
---   positive_gap_count  kernels that start after every earlier kernel (of $device, or of any device) ended
---   gap_total_ns        summed positive gaps (ns)
---   gap_maximum_ns      largest gap (ns)
---   api_union_ns        length of the union of launch-call intervals (ns); NULL without launch rows
---   kernel_union_ns     length of the union of kernel intervals (ns)
---   either_union_ns     length of the union of both (ns)
+--   positive_gap_count  BIGINT  kernels that start after every earlier kernel (of $device, or of any device) ended
+--   gap_total_ns        BIGINT  summed positive gaps (ns)
+--   gap_maximum_ns      BIGINT  largest gap (ns)
+--   api_union_ns        BIGINT  length of the union of launch-call intervals (ns); NULL without launch rows
+--   kernel_union_ns     BIGINT  length of the union of kernel intervals (ns)
+--   either_union_ns     BIGINT  length of the union of both (ns)
 WITH device_kernels AS (
     SELECT coalesce(device_index, 0) AS device_index, start_ns, end_ns
     FROM scope_kernels WHERE $device IS NULL OR device = $device

@@ -3,22 +3,26 @@
 -- a name by its neighbours): `components` gives each one's time, `component` the one holding most (ties: the
 -- first by component name). Medians are computed for the listed names only.
 -- requires: classify.class_times, classify.kernel_families, scope.kernels, common.kernel_key
+-- access: public
+-- unique: device, rank
+-- not null: rank, name, kernel_key, launches, total_ns
 -- returns: rows
---   device          device label; NULL for the whole scope
---   rank            1 for the name with the most time
---   name            kernel name
---   short_name      its short name (kernel_short_name)
---   kernel_key      its dialect-neutral key (kernel_key): the same kernel in nsys, ncu and Kineto names
---   family          its kernel family
---   component       the component holding most of its time
---   components      [{component, time_ns}] of every component holding its kernels, most time first
---   launches        its kernels
---   total_ns        their summed duration (ns)
---   mean_ns         mean duration (ns)
---   median_ns       median duration (ns), interpolated as quantile_cont
---   min_ns          shortest (ns)
---   max_ns          longest (ns)
---   devices         the device labels it ran on, sorted
+--   device      VARCHAR    device label; NULL for the whole scope
+--   rank        BIGINT     1 for the name with the most time
+--   name        VARCHAR    kernel name
+--   short_name  VARCHAR    its short name (kernel_short_name)
+--   kernel_key  VARCHAR    its dialect-neutral key (kernel_key): the same kernel in nsys, ncu and Kineto names
+--   family      VARCHAR    its kernel family
+--   component   VARCHAR    the component holding most of its time
+--   components  STRUCT(component VARCHAR, time_ns HUGEINT)[]
+--                          [{component, time_ns}] of every component holding its kernels, most time first
+--   launches    HUGEINT    its kernels
+--   total_ns    HUGEINT    their summed duration (ns)
+--   mean_ns     DOUBLE     mean duration (ns)
+--   median_ns   DOUBLE     median duration (ns), interpolated as quantile_cont
+--   min_ns      BIGINT     shortest (ns)
+--   max_ns      BIGINT     longest (ns)
+--   devices     VARCHAR[]  the device labels it ran on, sorted
 WITH per_component AS (
     SELECT grouping(device) = 1 AS whole, device, name_id, component, sum(time_ns) AS time_ns
     FROM class_times

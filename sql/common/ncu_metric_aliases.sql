@@ -1,7 +1,7 @@
 -- creates: ncu_metric_aliases
---   metric      human metric name of the details page, e.g. 'Memory Throughput'
---   base_unit   base unit of its value (the same name can mean two metrics: % of peak or byte/s)
---   metric_key  the raw metric it shows, e.g. 'dram__bytes.sum.per_second'
+--   metric      VARCHAR  human metric name of the details page, e.g. 'Memory Throughput'
+--   base_unit   VARCHAR  base unit of its value (the same name can mean two metrics: % of peak or byte/s)
+--   metric_key  VARCHAR  the raw metric it shows, e.g. 'dram__bytes.sum.per_second'
 -- Human metric names of the details page -> the raw metric they show, by name and base unit: the same name can
 -- mean two metrics ('Memory Throughput' is a percent of peak in Speed Of Light and byte/s in Memory Workload).
 CREATE TABLE IF NOT EXISTS ncu_metric_aliases (

@@ -1,9 +1,9 @@
 -- Unit normalization of ncu metric values: value * factor is in base_unit. Units missing here are kept as
 -- exported and reported (ncu.unknown_units).
 -- creates: units
---   unit       unit as ncu exports it, e.g. 'usecond', 'Kbyte/second'
---   base_unit  ns | byte | byte/s | Hz | % | cycle | ... (the unit itself when it has no scale)
---   factor     value x factor = value in base_unit
+--   unit       VARCHAR  unit as ncu exports it, e.g. 'usecond', 'Kbyte/second'
+--   base_unit  VARCHAR  ns | byte | byte/s | Hz | % | cycle | ... (the unit itself when it has no scale)
+--   factor     DOUBLE   value x factor = value in base_unit
 CREATE TABLE IF NOT EXISTS units (
     unit       VARCHAR PRIMARY KEY,
     base_unit  VARCHAR NOT NULL,

@@ -6,13 +6,16 @@
 -- different process groups of the same kind (two all-reduce groups on one device) pair up in start order, which
 -- may pair the wrong instances. Empty with fewer than two such devices; several captures of one job: `ranks`.
 -- requires: communication.kernels
+-- access: public
+-- unique: device, collective
+-- not null: collective
 -- returns: rows
---   device          device label
---   collective      collective (communication_collective)
---   instances       instances every device ran
---   wait_ns         summed time this device waited for the last arrival (ns)
---   arrived_last    instances this device arrived last at (with a positive skew)
---   caused_wait_ns  summed skew of the instances it arrived last at (ns)
+--   device          VARCHAR  device label
+--   collective      VARCHAR  collective (communication_collective)
+--   instances       BIGINT   instances every device ran
+--   wait_ns         HUGEINT  summed time this device waited for the last arrival (ns)
+--   arrived_last    BIGINT   instances this device arrived last at (with a positive skew)
+--   caused_wait_ns  HUGEINT  summed skew of the instances it arrived last at (ns)
 WITH instances AS (
     SELECT device, collective, start_ns,
            row_number() OVER (PARTITION BY device, collective ORDER BY start_ns, end_ns) AS ordinal

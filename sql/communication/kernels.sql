@@ -2,13 +2,14 @@
 -- `communication` (the family rules) and, if so, its collective (communication_collective). A view over the
 -- scope's kernels; the ranks analysis stands in its own (ranks.communication_kernels).
 -- requires: scope.kernels, classify.kernel_families, common.communication_collective
+-- access: private
 -- creates: communication_kernels
---   device            device label
---   stream_id         CUDA stream
---   start_ns          kernel start (ns)
---   end_ns            kernel end (ns)
---   is_communication  the kernel's family is communication
---   collective        its collective (all_reduce, all_gather, send_recv, ..., other); NULL for other kernels
+--   device            VARCHAR  device label
+--   stream_id         BIGINT   CUDA stream
+--   start_ns          BIGINT   kernel start (ns)
+--   end_ns            BIGINT   kernel end (ns)
+--   is_communication  BOOLEAN  the kernel's family is communication
+--   collective        VARCHAR  its collective (all_reduce, all_gather, send_recv, ..., other); NULL for other kernels
 CREATE OR REPLACE TEMP VIEW communication_kernels AS
     WITH named AS (  -- each name's collective worked out once: its regular expressions cost more than a join
         SELECT name_id, family = 'communication' AS is_communication,

@@ -8,13 +8,17 @@
 -- devices that communicate are read: without communication kernels there is nothing to measure.
 -- requires: communication.kernels
 -- computed by: nsight_ingest.passes
+-- access: public
+-- unique: device, breakdown, label
+-- not null: breakdown, time_ns, overlapped_ns
 -- returns: rows
---   device         device label
---   breakdown      device (all communication kernels of the device), collective or stream
---   label          the collective, or the stream id as text ('none' when the export gives none); NULL for device
---   kernels        communication kernels
---   time_ns        length of the union of their intervals (ns)
---   overlapped_ns  of it, the time some non-communication kernel of the device runs (ns)
+--   device         VARCHAR  device label
+--   breakdown      VARCHAR  device (all communication kernels of the device), collective or stream
+--   label          VARCHAR  the collective, or the stream id as text ('none' when the export gives none); NULL for
+--                           device
+--   kernels        BIGINT   communication kernels
+--   time_ns        BIGINT   length of the union of their intervals (ns)
+--   overlapped_ns  BIGINT   of it, the time some non-communication kernel of the device runs (ns)
 SELECT hash(device) AS device_key, start_ns, end_ns, is_communication,
        hash(collective) AS collective_key, hash(coalesce(CAST(stream_id AS VARCHAR), 'none')) AS stream_key
 FROM communication_kernels

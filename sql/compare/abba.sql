@@ -1,12 +1,15 @@
 -- Matched interleaved runs (e.g. A/B/B/A): per variant, the updates left after dropping the first $warmup and the
 -- last $final updates of each trial; their count, mean, min and max seconds.
 -- requires: compare.timings
+-- access: public
+-- unique: variant
+-- not null: variant, observations, mean_seconds
 -- returns: rows
---   variant       before | after
---   observations  updates kept
---   mean_seconds  their mean (s)
---   min_seconds   shortest (s)
---   max_seconds   longest (s)
+--   variant       VARCHAR  before | after
+--   observations  BIGINT   updates kept
+--   mean_seconds  DOUBLE   their mean (s)
+--   min_seconds   DOUBLE   shortest (s)
+--   max_seconds   DOUBLE   longest (s)
 WITH ordered AS (
     SELECT *, row_number() OVER (PARTITION BY trial ORDER BY "update") AS position,
            count(*) OVER (PARTITION BY trial) AS updates

@@ -1,8 +1,11 @@
 -- Per-update wall-clock timings of matched before/after runs, as read from the --abba CSV.
 -- filled by: nsight_ingest.fillers
+-- access: private
+-- unique: trial, update
+-- not null: trial, variant, update, seconds
 -- creates: timings
---   trial    trial label
---   variant  before | after
---   update   update number within the trial
---   seconds  wall-clock seconds of the update
+--   trial    VARCHAR  trial label
+--   variant  VARCHAR  before | after
+--   update   BIGINT   update number within the trial
+--   seconds  DOUBLE   wall-clock seconds of the update
 CREATE OR REPLACE TEMP TABLE timings (trial VARCHAR, variant VARCHAR, "update" BIGINT, seconds DOUBLE);

@@ -2,18 +2,21 @@
 -- metrics $family_metrics, family set $family_set_version), with its rolling baseline: the same capture's metric
 -- in the previous $baseline_runs runs before that night.
 -- requires: history.rows
+-- access: private
+-- unique: capture, metric, component, kernel
+-- not null: capture, metric, value
 -- creates: metric_baselines
---   capture          capture name
---   metric           metric name
---   component        component or family ('' for whole-capture metrics)
---   kernel           kernel_key ('' but for per-kernel metrics)
---   unit             ms | ns | % | count
---   value            tonight's value
---   baseline_runs    runs in the baseline that hold a value of the metric (NULL: no baseline run holds the metric;
---                    0: those that do hold no value)
---   baseline_since   the night of the earliest of them (NULL: none)
---   baseline_median  their median
---   baseline_mad     their median absolute deviation
+--   capture          VARCHAR  capture name
+--   metric           VARCHAR  metric name
+--   component        VARCHAR  component or family ('' for whole-capture metrics)
+--   kernel           VARCHAR  kernel_key ('' but for per-kernel metrics)
+--   unit             VARCHAR  ms | ns | % | count
+--   value            DOUBLE   tonight's value
+--   baseline_runs    BIGINT   runs in the baseline that hold a value of the metric (NULL: no baseline run holds the
+--                             metric; 0: those that do hold no value)
+--   baseline_since   DATE     the night of the earliest of them (NULL: none)
+--   baseline_median  DOUBLE   their median
+--   baseline_mad     DOUBLE   their median absolute deviation
 CREATE OR REPLACE TEMP TABLE metric_baselines AS
 WITH history AS (
     SELECT * FROM history_rows

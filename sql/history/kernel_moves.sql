@@ -3,14 +3,15 @@
 -- Only the top kernels of each run are kept, so a kernel without a baseline was not among them before: it is listed
 -- after those with one, by its time. A kernel gone from tonight's top kernels is not listed.
 -- requires: history.baselines
+-- access: public
 -- returns: rows
---   capture          capture name
---   kernel           kernel_key
---   value            tonight's time (ms)
---   baseline_runs    baseline runs that listed the kernel (NULL: none)
---   baseline_median  the median of its time in them (ms)
---   change_ms        value - baseline_median (NULL without a baseline) (ms)
---   change_percent   100 x change_ms / baseline_median (NULL without a baseline or with a median of 0)
+--   capture          VARCHAR  capture name
+--   kernel           VARCHAR  kernel_key
+--   value            DOUBLE   tonight's time (ms)
+--   baseline_runs    BIGINT   baseline runs that listed the kernel (NULL: none)
+--   baseline_median  DOUBLE   the median of its time in them (ms)
+--   change_ms        DOUBLE   value - baseline_median (NULL without a baseline) (ms)
+--   change_percent   DOUBLE   100 x change_ms / baseline_median (NULL without a baseline or with a median of 0)
 WITH moves AS (
     SELECT capture, kernel, value, baseline_runs, baseline_median, value - baseline_median AS change_ms,
            100 * (value - baseline_median) / nullif(baseline_median, 0) AS change_percent,

@@ -4,23 +4,26 @@
 -- tonight are needed to judge. The metrics $bounded_metrics are shares within 0-100: their band and limit stay
 -- there (a share cannot pass beyond, so the limit judges as the unbounded one would).
 -- requires: history.baselines, history.metric_directions
+-- access: public
+-- unique: capture, metric, component, kernel
+-- not null: capture, metric, value, regressed
 -- returns: rows
---   capture          capture name
---   metric           metric name
---   component        component or family (NULL for whole-capture metrics)
---   kernel           kernel_key (NULL but for per-kernel metrics)
---   unit             ms | ns | % | count
---   direction        up | down: which change is worse
---   value            tonight's value (NULL: the capture has no such value tonight)
---   baseline_runs    runs in the baseline (NULL: none)
---   baseline_since   the night of the baseline's earliest run (NULL: none)
---   baseline_median  their median (NULL: no baseline)
---   baseline_mad     their median absolute deviation
---   allowed_change   max($mad_k * 1.4826 * MAD, $min_change * |median|)
---   band_low         median - allowed_change (a share's at least 0)
---   band_high        median + allowed_change (a share's at most 100)
---   limit            the value past which the metric regressed: band_high when up is worse, band_low when down
---   regressed        true when tonight's value is past the limit with at least $min_baseline baseline runs
+--   capture          VARCHAR  capture name
+--   metric           VARCHAR  metric name
+--   component        VARCHAR  component or family (NULL for whole-capture metrics)
+--   kernel           VARCHAR  kernel_key (NULL but for per-kernel metrics)
+--   unit             VARCHAR  ms | ns | % | count
+--   direction        VARCHAR  up | down: which change is worse
+--   value            DOUBLE   tonight's value (NULL: the capture has no such value tonight)
+--   baseline_runs    BIGINT   runs in the baseline (NULL: none)
+--   baseline_since   DATE     the night of the baseline's earliest run (NULL: none)
+--   baseline_median  DOUBLE   their median (NULL: no baseline)
+--   baseline_mad     DOUBLE   their median absolute deviation
+--   allowed_change   DOUBLE   max($mad_k * 1.4826 * MAD, $min_change * |median|)
+--   band_low         DOUBLE   median - allowed_change (a share's at least 0)
+--   band_high        DOUBLE   median + allowed_change (a share's at most 100)
+--   limit            DOUBLE   the value past which the metric regressed: band_high when up is worse, band_low when down
+--   regressed        BOOLEAN  true when tonight's value is past the limit with at least $min_baseline baseline runs
 WITH judged AS (
     SELECT b.capture, b.metric, nullif(b.component, '') AS component, nullif(b.kernel, '') AS kernel, b.unit,
            d.direction, b.value, b.baseline_runs, b.baseline_since, b.baseline_median, b.baseline_mad,

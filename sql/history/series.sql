@@ -2,14 +2,15 @@
 -- under rule set $rule_set_version and, for the metrics $family_metrics, family set $family_set_version: the
 -- report's trends.
 -- requires: history.rows, history.baselines
+-- access: public
 -- returns: rows
---   capture    capture name
---   date       night
---   metric     metric name
---   component  component, family, idle cause or finding (NULL for whole-capture metrics)
---   kernel     kernel_key (NULL but for per-kernel metrics)
---   value      value, in unit
---   unit       ms | ns | % | count
+--   capture    VARCHAR  capture name
+--   date       DATE     night
+--   metric     VARCHAR  metric name
+--   component  VARCHAR  component, family, idle cause or finding (NULL for whole-capture metrics)
+--   kernel     VARCHAR  kernel_key (NULL but for per-kernel metrics)
+--   value      DOUBLE   value, in unit
+--   unit       VARCHAR  ms | ns | % | count
 WITH history AS (
     SELECT * FROM history_rows
     WHERE rule_set_version = $rule_set_version AND date <= $day

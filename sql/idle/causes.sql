@@ -6,15 +6,19 @@
 -- window's kernels: the idle time its kernels waited, causes judged over the whole capture (the kernels of other
 -- windows are running time, not idle time; a stretch between two windows is neither's), and nothing inactive.
 -- requires: idle.stretches, scope.ops, scope.window_ranges
+-- access: public
+-- unique: device
+-- not null: kernel_idle_ns
 -- returns: rows
---   device              device label; NULL for the sum over devices
---   kernel_idle_ns      time no kernel runs (ns)
---   inactive_ns         of it, time of the capture's span before the device's first operation or after its last (ns)
---   untraced_graph_ns   time of stretches holding a CUDA graph replay the capture has no kernels of (ns)
---   memory_transfer_ns  of the rest, time a memcpy or memset runs (ns)
---   synchronization_ns  time, else, a host synchronization call is in progress (ns)
---   cpu_launch_ns       time, else, the next kernel's launch call has not returned (ns)
---   other_ns            the rest (ns)
+--   device              VARCHAR  device label; NULL for the sum over devices
+--   kernel_idle_ns      HUGEINT  time no kernel runs (ns)
+--   inactive_ns         HUGEINT  of it, time of the capture's span before the device's first operation or after its
+--                                last (ns)
+--   untraced_graph_ns   HUGEINT  time of stretches holding a CUDA graph replay the capture has no kernels of (ns)
+--   memory_transfer_ns  HUGEINT  of the rest, time a memcpy or memset runs (ns)
+--   synchronization_ns  HUGEINT  time, else, a host synchronization call is in progress (ns)
+--   cpu_launch_ns       HUGEINT  time, else, the next kernel's launch call has not returned (ns)
+--   other_ns            HUGEINT  the rest (ns)
 WITH is_window AS (
     SELECT EXISTS (SELECT 1 FROM scope_window_ranges) AS answer
 ),

@@ -4,13 +4,14 @@
 -- so that the time of a cause within [a, b) is its time before b minus its time before a (idle.stretches). Over
 -- the whole capture, whatever the scope's window; synchronization calls are clipped to the device's span.
 -- requires: scope.capture_ops, scope.capture_api_calls, scope.device_processes, common.host_sync_call
+-- access: private
 -- creates: idle_pieces
---   device         device label
---   start_ns       piece start (ns)
---   end_ns         piece end (ns)
---   is_memory      true when a memcpy or memset runs in it; false: a synchronization call is in progress
---   memory_before  memory-transfer time of the device's earlier pieces (ns)
---   sync_before    synchronization time of the device's earlier pieces (ns)
+--   device         VARCHAR  device label
+--   start_ns       BIGINT   piece start (ns)
+--   end_ns         BIGINT   piece end (ns)
+--   is_memory      BOOLEAN  true when a memcpy or memset runs in it; false: a synchronization call is in progress
+--   memory_before  HUGEINT  memory-transfer time of the device's earlier pieces (ns)
+--   sync_before    HUGEINT  synchronization time of the device's earlier pieces (ns)
 CREATE OR REPLACE TEMP TABLE idle_pieces AS
 WITH spans AS (
     SELECT device, min(start_ns) AS span_start, max(end_ns) AS span_end FROM capture_ops GROUP BY device

@@ -24,16 +24,17 @@
 -- requires: scope.capture_ops, scope.capture_launches, scope.capture_api_calls, scope.device_processes, idle.pieces,
 --   common.graph_launch
 -- computed by: nsight_ingest.passes
+-- access: private
 -- creates: idle_stretches
---   device                device label
---   start_ns              stretch start: the span's start or the end of the kernels before it (ns)
---   end_ns                stretch end: the next kernel's start, or the span's end (ns)
---   next_kernel_start_ns  start of the kernel that ends the stretch (ns); NULL after the device's last kernel
---   untraced_graph_ns     the stretch's whole time when it holds an untraced graph replay, else 0 (ns)
---   memory_transfer_ns    the stretch's time when a memcpy or memset runs (ns)
---   synchronization_ns    its time when, else, a host synchronization call is in progress (ns)
---   cpu_launch_ns         its time when, else, the next kernel's launch call has not returned (ns)
---   other_ns              the rest of its time (ns)
+--   device                VARCHAR  device label
+--   start_ns              BIGINT   stretch start: the span's start or the end of the kernels before it (ns)
+--   end_ns                BIGINT   stretch end: the next kernel's start, or the span's end (ns)
+--   next_kernel_start_ns  BIGINT   start of the kernel that ends the stretch (ns); NULL after the device's last kernel
+--   untraced_graph_ns     BIGINT   the stretch's whole time when it holds an untraced graph replay, else 0 (ns)
+--   memory_transfer_ns    HUGEINT  the stretch's time when a memcpy or memset runs (ns)
+--   synchronization_ns    HUGEINT  its time when, else, a host synchronization call is in progress (ns)
+--   cpu_launch_ns         HUGEINT  its time when, else, the next kernel's launch call has not returned (ns)
+--   other_ns              HUGEINT  the rest of its time (ns)
 
 SELECT hash(device) AS device_key, coalesce(device_index, 0) AS device_index, start_ns, end_ns, true AS is_kernel
 FROM capture_ops WHERE op_kind = 'kernel'

@@ -6,15 +6,20 @@
 -- is per kernel. Percentiles interpolate as quantile_cont, from the values counted per distinct length
 -- (ns_percentiles).
 -- requires: scope.kernels, scope.launches, classify.kernel_families, common.percentiles
+-- access: public
+-- unique: family
+-- not null: family, launches, calls
 -- returns: rows
---   family          kernel family
---   launches        launch rows (kernels) matched to a kernel of the family
---   calls           distinct launch calls that launched them
---   api_total_ns    summed duration of those calls (ns)
---   api             {p50_ns, p90_ns, p99_ns, max_ns} of the calls' duration (ns)
---   queued_kernels  rows with a queue duration
---   queue_total_ns  summed queue duration (ns)
---   queue           {p50_ns, p90_ns, p99_ns, max_ns} of the queue duration (ns); NULLs when none queued
+--   family          VARCHAR  kernel family
+--   launches        BIGINT   launch rows (kernels) matched to a kernel of the family
+--   calls           HUGEINT  distinct launch calls that launched them
+--   api_total_ns    HUGEINT  summed duration of those calls (ns)
+--   api             STRUCT(p50_ns DOUBLE, p90_ns DOUBLE, p99_ns DOUBLE, max_ns BIGINT)
+--                            {p50_ns, p90_ns, p99_ns, max_ns} of the calls' duration (ns)
+--   queued_kernels  HUGEINT  rows with a queue duration
+--   queue_total_ns  HUGEINT  summed queue duration (ns)
+--   queue           STRUCT(p50_ns DOUBLE, p90_ns DOUBLE, p99_ns DOUBLE, max_ns BIGINT)
+--                            {p50_ns, p90_ns, p99_ns, max_ns} of the queue duration (ns); NULLs when none queued
 WITH kernel_at AS (
     SELECT coalesce(k.device_index, 0) AS device_index, k.start_ns, min(f.family) AS family
     FROM scope_kernels k JOIN kernel_families f USING (name_id)

@@ -4,13 +4,16 @@
 -- longest gap's of the whole capture, empty bins too (gaps 0): the shape of the histogram is the data's, and the
 -- devices' bins line up.
 -- requires: launches.kernel_gaps
+-- access: public
+-- unique: device, bin
+-- not null: bin, low_ns, high_ns, gaps, total_ns
 -- returns: rows
---   device    device label; NULL for every device together
---   bin       bin number k: floor(log10(gap) x $per_decade)
---   low_ns    the bin's lower edge, 10^(k/$per_decade) (ns)
---   high_ns   its upper edge, 10^((k+1)/$per_decade) (ns)
---   gaps      gaps in the bin
---   total_ns  their summed length (ns)
+--   device    VARCHAR  device label; NULL for every device together
+--   bin       BIGINT   bin number k: floor(log10(gap) x $per_decade)
+--   low_ns    DOUBLE   the bin's lower edge, 10^(k/$per_decade) (ns)
+--   high_ns   DOUBLE   its upper edge, 10^((k+1)/$per_decade) (ns)
+--   gaps      BIGINT   gaps in the bin
+--   total_ns  BIGINT   their summed length (ns)
 WITH binned AS (
     SELECT device, gap_ns, floor(log10(gap_ns) * $per_decade)::BIGINT AS bin
     FROM kernel_gaps

@@ -1,14 +1,17 @@
 -- Distribution of positive GPU idle gaps between kernels, per device and over all devices (device NULL).
 -- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (ns_percentiles).
 -- requires: launches.kernel_gaps, common.percentiles
+-- access: public
+-- unique: device
+-- not null: positive_gap_count, total_ns
 -- returns: rows
---   device              device label; NULL for every device together
---   positive_gap_count  gaps longer than 0 ns
---   total_ns            their sum (ns)
---   p50_ns    median (ns), interpolated as quantile_cont
---   p90_ns    90th percentile (ns)
---   p99_ns    99th percentile (ns)
---   max_ns    largest (ns)
+--   device              VARCHAR  device label; NULL for every device together
+--   positive_gap_count  HUGEINT  gaps longer than 0 ns
+--   total_ns            HUGEINT  their sum (ns)
+--   p50_ns              DOUBLE   median (ns), interpolated as quantile_cont
+--   p90_ns              DOUBLE   90th percentile (ns)
+--   p99_ns              DOUBLE   99th percentile (ns)
+--   max_ns              BIGINT   largest (ns)
 WITH lengths AS (
     SELECT device, gap_ns, count(*) AS gaps FROM kernel_gaps WHERE gap_ns > 0 GROUP BY device, gap_ns
 ),

@@ -1,10 +1,13 @@
 -- Total GPU idle time by (kernel family of the kernel before the gap -> family of the kernel after it).
 -- requires: launches.kernel_gaps, classify.kernel_classes, classify.kernel_families
+-- access: public
+-- unique: before_family, after_family
+-- not null: before_family, after_family, gaps, total_ns
 -- returns: rows
---   before_family  family of the kernel that ended last before the gaps
---   after_family   family of the kernel after them
---   gaps           positive gaps
---   total_ns       their sum (ns)
+--   before_family  VARCHAR  family of the kernel that ended last before the gaps
+--   after_family   VARCHAR  family of the kernel after them
+--   gaps           BIGINT   positive gaps
+--   total_ns       HUGEINT  their sum (ns)
 WITH context_families AS (  -- one row per kernel context: small, so the gaps join integers only
     SELECT c.context_key, f.family FROM kernel_classes c JOIN kernel_families f USING (name)
 )

@@ -6,25 +6,28 @@
 -- requires: launches.kernel_gaps, classify.kernel_classes, classify.kernel_names, idle.stretches
 -- requires: scope.capture_api_calls
 -- requires: scope.device_processes
+-- access: public
 -- returns: rows
---   gap_ns              gap length (ns)
---   device              device label
---   stream_id           stream of the kernel after the gap
---   gap_start_ns        when the GPU went idle (ns)
---   gap_end_ns          when the next kernel started (ns)
---   before              name of the kernel that ended last before the gap
---   before_component    its component
---   before_short_name   its short name (kernel_short_name)
---   after               name of the kernel after the gap
---   after_component     its component
---   after_short_name    its short name
---   untraced_graph_ns   of the gap, its time when it held a CUDA graph replay the capture has no kernels of (ns)
---   memory_transfer_ns  time, else, a memcpy or memset ran (ns)
---   synchronization_ns  time, else, a host synchronization call was in progress (ns)
---   cpu_launch_ns       time, else, the next kernel's launch call had not returned (ns)
---   other_ns            the rest (ns)
---   api_calls           the calls overlapping the gap longest: [{name, start_ns, duration_ns, overlap_ns}]
---   api_call_count      how many calls overlap the gap
+--   gap_ns              BIGINT   gap length (ns)
+--   device              VARCHAR  device label
+--   stream_id           BIGINT   stream of the kernel after the gap
+--   gap_start_ns        BIGINT   when the GPU went idle (ns)
+--   gap_end_ns          BIGINT   when the next kernel started (ns)
+--   before              VARCHAR  name of the kernel that ended last before the gap
+--   before_component    VARCHAR  its component
+--   before_short_name   VARCHAR  its short name (kernel_short_name)
+--   after               VARCHAR  name of the kernel after the gap
+--   after_component     VARCHAR  its component
+--   after_short_name    VARCHAR  its short name
+--   untraced_graph_ns   HUGEINT  of the gap, its time when it held a CUDA graph replay the capture has no kernels of
+--                                (ns)
+--   memory_transfer_ns  HUGEINT  time, else, a memcpy or memset ran (ns)
+--   synchronization_ns  HUGEINT  time, else, a host synchronization call was in progress (ns)
+--   cpu_launch_ns       HUGEINT  time, else, the next kernel's launch call had not returned (ns)
+--   other_ns            HUGEINT  the rest (ns)
+--   api_calls           STRUCT("name" VARCHAR, start_ns BIGINT, duration_ns BIGINT, overlap_ns BIGINT)[]
+--                                the calls overlapping the gap longest: [{name, start_ns, duration_ns, overlap_ns}]
+--   api_call_count      BIGINT   how many calls overlap the gap
 WITH top AS (
     SELECT * FROM kernel_gaps WHERE gap_ns > 0 ORDER BY gap_ns DESC, start_ns LIMIT $top
 ),

@@ -4,15 +4,18 @@
 -- at a time, so the function need not be part of the key (grouping on integers alone is twice as fast).
 -- Percentiles come from the calls counted per distinct duration (ns_percentiles).
 -- requires: scope.launches, common.percentiles, common.graph_launch
+-- access: public
+-- unique: api_function
+-- not null: api_function, calls, kernels
 -- returns: rows
---   api_function  launch API ('(unknown)' when the export gives none)
---   calls         distinct launch calls
---   kernels       kernels they launched (kern_exec rows)
---   is_graph      true for CUDA-graph launches (one call, many kernels)
---   p50_ns    median call duration (ns), interpolated as quantile_cont
---   p90_ns    90th percentile (ns)
---   p99_ns    99th percentile (ns)
---   max_ns    largest (ns)
+--   api_function  VARCHAR  launch API ('(unknown)' when the export gives none)
+--   calls         HUGEINT  distinct launch calls
+--   kernels       HUGEINT  kernels they launched (kern_exec rows)
+--   is_graph      BOOLEAN  true for CUDA-graph launches (one call, many kernels)
+--   p50_ns        DOUBLE   median call duration (ns), interpolated as quantile_cont
+--   p90_ns        DOUBLE   90th percentile (ns)
+--   p99_ns        DOUBLE   99th percentile (ns)
+--   max_ns        BIGINT   largest (ns)
 WITH calls AS (
     SELECT coalesce(any_value(api_function), '(unknown)') AS api_function, api_duration_ns, count(*) AS kernels
     FROM scope_launches

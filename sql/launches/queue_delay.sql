@@ -1,14 +1,16 @@
 -- Time kernels waited in the launch queue. An empty Queue Dur means the kernel was not queued: counted, not timed.
 -- Percentiles interpolate as quantile_cont, from the delays counted per distinct length (ns_percentiles).
 -- requires: scope.launches, common.percentiles
+-- access: public
+-- not null: queued_kernels, not_queued_kernels
 -- returns: rows
---   queued_kernels      kern_exec rows with a queue duration
---   not_queued_kernels  rows without one
---   total_ns            summed queue time (ns)
---   p50_ns    median (ns), interpolated as quantile_cont
---   p90_ns    90th percentile (ns)
---   p99_ns    99th percentile (ns)
---   max_ns    largest (ns)
+--   queued_kernels      HUGEINT  kern_exec rows with a queue duration
+--   not_queued_kernels  HUGEINT  rows without one
+--   total_ns            HUGEINT  summed queue time (ns)
+--   p50_ns              DOUBLE   median (ns), interpolated as quantile_cont
+--   p90_ns              DOUBLE   90th percentile (ns)
+--   p99_ns              DOUBLE   99th percentile (ns)
+--   max_ns              BIGINT   largest (ns)
 WITH lengths AS (
     SELECT queue_duration_ns, count(*) AS kernels FROM scope_launches GROUP BY queue_duration_ns
 ),

@@ -6,14 +6,17 @@
 -- launch are left out: one call launches the whole graph. cpu_launch_idle_ns is the CPU-launch idle time of the idle
 -- stretches ending at a short kernel (idle.stretches): the GPU time waiting for these launches.
 -- requires: scope.kernels, scope.launches, classify.kernel_families, idle.stretches
+-- access: public
+-- unique: device, family
+-- not null: device, family, kernels
 -- returns: rows
---   device              device label
---   family              kernel family
---   kernels             kernels of the family launched by a launch call that is not a graph launch
---   short_kernels       of them, those whose GPU duration is shorter than their launch call's duration
---   short_kernel_ns     the short kernels' summed GPU duration (ns)
---   launch_call_ns      their launch calls' summed duration (ns)
---   cpu_launch_idle_ns  CPU-launch idle time of the idle stretches that end at a short kernel (ns)
+--   device              VARCHAR  device label
+--   family              VARCHAR  kernel family
+--   kernels             BIGINT   kernels of the family launched by a launch call that is not a graph launch
+--   short_kernels       BIGINT   of them, those whose GPU duration is shorter than their launch call's duration
+--   short_kernel_ns     HUGEINT  the short kernels' summed GPU duration (ns)
+--   launch_call_ns      HUGEINT  their launch calls' summed duration (ns)
+--   cpu_launch_idle_ns  HUGEINT  CPU-launch idle time of the idle stretches that end at a short kernel (ns)
 WITH kernel_at AS (
     SELECT any_value(k.device) AS device, coalesce(k.device_index, 0) AS device_index, k.start_ns,
            min(f.family) AS family, min(k.duration_ns) AS duration_ns

@@ -2,17 +2,20 @@
 -- (start minus the latest end of the stream's earlier kernels, from scope.kernels' sort).
 -- Percentiles interpolate as quantile_cont, from the gaps counted per distinct length (ns_percentiles).
 -- requires: scope.kernels, common.percentiles
+-- access: public
+-- unique: device, stream_id
+-- not null: device, stream_id, kernel_count
 -- returns: rows
---   device              device label
---   stream_id           CUDA stream
---   kernel_count        kernels on the stream
---   kernel_time_ns      their summed durations (ns)
---   positive_gap_count  gaps longer than 0 ns between the stream's kernels
---   gap_total_ns        their sum (ns)
---   p50_ns    median (ns), interpolated as quantile_cont
---   p90_ns    90th percentile (ns)
---   p99_ns    99th percentile (ns)
---   max_ns    largest (ns)
+--   device              VARCHAR  device label
+--   stream_id           BIGINT   CUDA stream
+--   kernel_count        BIGINT   kernels on the stream
+--   kernel_time_ns      HUGEINT  their summed durations (ns)
+--   positive_gap_count  HUGEINT  gaps longer than 0 ns between the stream's kernels
+--   gap_total_ns        HUGEINT  their sum (ns)
+--   p50_ns              DOUBLE   median (ns), interpolated as quantile_cont
+--   p90_ns              DOUBLE   90th percentile (ns)
+--   p99_ns              DOUBLE   99th percentile (ns)
+--   max_ns              BIGINT   largest (ns)
 WITH ordered AS (
     SELECT device, stream_id, duration_ns, start_ns - stream_earlier_end_ns AS gap_ns FROM scope_kernels
 ),

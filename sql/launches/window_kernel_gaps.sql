@@ -3,16 +3,17 @@
 -- time between two ranges' work is no gap of either. A kernel belongs to the range holding the start of its launch
 -- call (on the range's thread), or, without a launch row, its GPU start, as scope.window_ops places it.
 -- requires: scope.kernels, scope.launches, scope.window_ranges
+-- access: private
 -- creates: kernel_gaps
---   device          device label
---   stream_id       CUDA stream of the kernel
---   start_ns        kernel start (ns)
---   end_ns          kernel end (ns)
---   context_key     the kernel's context (its class: kernel_classes)
---   before_key      context of the earlier kernel that ended last
---   launch_end_ns   end of its launch call (ns); NULL without a launch row
---   earlier_end_ns  latest end of the earlier kernels on the device (ns); NULL for the first
---   gap_ns          start_ns - earlier_end_ns (ns); NULL when the earlier kernel belongs to another range
+--   device          VARCHAR  device label
+--   stream_id       BIGINT   CUDA stream of the kernel
+--   start_ns        BIGINT   kernel start (ns)
+--   end_ns          BIGINT   kernel end (ns)
+--   context_key     UBIGINT  the kernel's context (its class: kernel_classes)
+--   before_key      UBIGINT  context of the earlier kernel that ended last
+--   launch_end_ns   BIGINT   end of its launch call (ns); NULL without a launch row
+--   earlier_end_ns  BIGINT   latest end of the earlier kernels on the device (ns); NULL for the first
+--   gap_ns          BIGINT   start_ns - earlier_end_ns (ns); NULL when the earlier kernel belongs to another range
 CREATE OR REPLACE TEMP TABLE kernel_gaps AS
 WITH launch_ends AS (
     SELECT device_index, kernel_start_ns, min(api_end_ns) AS launch_end_ns

@@ -7,17 +7,18 @@
 -- is the memory API call of one of the device's processes (scope.device_processes) with the operation's
 -- correlation id, anywhere in the capture.
 -- requires: scope.ops, scope.capture_api_calls, scope.device_processes
+-- access: public
 -- returns: rows
---   device       device label
---   op_kind      memcpy | memset
---   name         operation name as exported, e.g. '[CUDA memcpy Host-to-Device]'
---   pageable     true when its source or destination memory is pageable host memory; NULL when the export gives
---                no memory kind
---   synchronous  true when a synchronous call issued it and the host waited for it; false otherwise; NULL when no
---                issuing call is known (no API trace)
---   operations   transfers
---   time_ns      their summed duration (ns)
---   bytes        their summed size (bytes); NULL when the export gives none
+--   device       VARCHAR  device label
+--   op_kind      VARCHAR  memcpy | memset
+--   name         VARCHAR  operation name as exported, e.g. '[CUDA memcpy Host-to-Device]'
+--   pageable     BOOLEAN  true when its source or destination memory is pageable host memory; NULL when the export
+--                         gives no memory kind
+--   synchronous  BOOLEAN  true when a synchronous call issued it and the host waited for it; false otherwise; NULL when
+--                         no issuing call is known (no API trace)
+--   operations   BIGINT   transfers
+--   time_ns      HUGEINT  their summed duration (ns)
+--   bytes        HUGEINT  their summed size (bytes); NULL when the export gives none
 WITH memory AS (
     SELECT device, op_kind, name, corr_id, duration_ns, transfer_bytes,
            CASE WHEN src_mem_kind IS NULL AND dst_mem_kind IS NULL THEN NULL

@@ -3,16 +3,20 @@
 -- over its profiled launches), with time-weighted mean SM and memory throughput over the matched time.
 -- Thresholds: $latency_below, $bound_at_least (percent), $dominance (ratio), as bound_verdict takes them.
 -- requires: scope.kernels, scope.names, classify.kernel_classes, common.bound_verdict, common.kernel_key
+-- access: public
+-- unique: component
+-- not null: component, time_ns
 -- returns: rows
---   component              component
---   time_ns                its nsys kernel time (ns)
---   profiled_ns            of it, kernels ncu profiled (ns)
---   compute_bound_ns       of it, compute-bound kernels (ns)
---   memory_bound_ns        memory-bound (ns)
---   latency_bound_ns       latency-bound (ns)
---   balanced_ns            balanced (ns)
---   sm_throughput_pct      time-weighted SM throughput of the profiled part (% of peak)
---   memory_throughput_pct  time-weighted memory throughput of the profiled part (% of peak)
+--   component              VARCHAR  component
+--   time_ns                HUGEINT  its nsys kernel time (ns)
+--   profiled_ns            HUGEINT  of it, kernels ncu profiled (ns)
+--   compute_bound_ns       HUGEINT  of it, compute-bound kernels (ns)
+--   memory_bound_ns        HUGEINT  memory-bound (ns)
+--   latency_bound_ns       HUGEINT  latency-bound (ns)
+--   balanced_ns            HUGEINT  balanced (ns)
+--   sm_throughput_pct      DOUBLE   time-weighted SM throughput of the profiled part (% of peak; Kahan-summed: the
+--                                   order rows arrive in cannot change its last digits)
+--   memory_throughput_pct  DOUBLE   time-weighted memory throughput of the profiled part (% of peak)
 WITH profiled AS (
     SELECT kernel_key(kernel_name) AS key,
            median(sm_throughput_pct) AS sm_pct,
@@ -39,9 +43,9 @@ SELECT component,
        coalesce(sum(duration_ns) FILTER (WHERE verdict = 'memory_bound'), 0)  AS memory_bound_ns,
        coalesce(sum(duration_ns) FILTER (WHERE verdict = 'latency_bound'), 0) AS latency_bound_ns,
        coalesce(sum(duration_ns) FILTER (WHERE verdict = 'balanced'), 0)      AS balanced_ns,
-       sum(duration_ns * sm_pct) FILTER (WHERE sm_pct IS NOT NULL)
+       fsum(duration_ns * sm_pct) FILTER (WHERE sm_pct IS NOT NULL)
            / sum(duration_ns) FILTER (WHERE sm_pct IS NOT NULL)             AS sm_throughput_pct,
-       sum(duration_ns * memory_pct) FILTER (WHERE memory_pct IS NOT NULL)
+       fsum(duration_ns * memory_pct) FILTER (WHERE memory_pct IS NOT NULL)
            / sum(duration_ns) FILTER (WHERE memory_pct IS NOT NULL)         AS memory_throughput_pct
 FROM timed
 GROUP BY component

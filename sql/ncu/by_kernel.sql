@@ -2,18 +2,21 @@
 -- (matched on kernel_key, so nsys and ncu spellings of one kernel meet; metrics are the median over its profiled
 -- launches, as in ncu.by_component). Thresholds: $latency_below, $bound_at_least (percent), $dominance (ratio).
 -- requires: scope.kernels, classify.kernel_families, common.bound_verdict, common.kernel_key
+-- access: public
+-- unique: kernel_key
+-- not null: kernel_key, launches, total_ns
 -- returns: rows
---   kernel_key             the kernel's dialect-neutral key (kernel_key)
---   short_name             short name of its nsys name with the most time (kernel_short_name)
---   family                 kernel family of that name
---   launches               its nsys kernels
---   total_ns               their summed duration (ns)
---   profiled_launches      launches ncu profiled
---   profiled_duration_ns   median duration of the profiled launches (ns; NULL when ncu gives none): far from the
---                          nsys mean, ncu profiled launches of another size than the traced ones
---   sm_throughput_pct      median SM throughput (% of peak)
---   memory_throughput_pct  median memory throughput (% of peak)
---   verdict                compute_bound | memory_bound | latency_bound | balanced (bound_verdict)
+--   kernel_key             VARCHAR  the kernel's dialect-neutral key (kernel_key)
+--   short_name             VARCHAR  short name of its nsys name with the most time (kernel_short_name)
+--   family                 VARCHAR  kernel family of that name
+--   launches               HUGEINT  its nsys kernels
+--   total_ns               HUGEINT  their summed duration (ns)
+--   profiled_launches      BIGINT   launches ncu profiled
+--   profiled_duration_ns   DOUBLE   median duration of the profiled launches (ns; NULL when ncu gives none): far from
+--                                   the nsys mean, ncu profiled launches of another size than the traced ones
+--   sm_throughput_pct      DOUBLE   median SM throughput (% of peak)
+--   memory_throughput_pct  DOUBLE   median memory throughput (% of peak)
+--   verdict                VARCHAR  compute_bound | memory_bound | latency_bound | balanced (bound_verdict)
 WITH profiled AS (
     SELECT kernel_key(kernel_name) AS key, count(*) AS profiled_launches, median(duration_ns) AS duration_ns,
            median(sm_throughput_pct) AS sm_pct, median(memory_throughput_pct) AS memory_pct

@@ -2,18 +2,21 @@
 -- Thresholds: $latency_below, $bound_at_least (percent), $dominance (ratio), as bound_verdict takes them.
 -- requires: scope.kernels, scope.names, classify.kernel_classes, classify.kernel_families, common.bound_verdict,
 --           common.kernel_short_name
+-- access: public
+-- unique: trace_id, id
+-- not null: trace_id, id, name
 -- returns: rows
---   trace_id               the ncu export
---   id                     the launch's ID in it
---   name                   kernel name
---   short_name             its short name (kernel_short_name)
---   device                 device index as ncu prints it
---   duration_ns            gpu__time_duration (ns)
---   component              component from the rules
---   family                 kernel family from the family rules
---   sm_throughput_pct      SM throughput (% of peak)
---   memory_throughput_pct  memory throughput (% of peak)
---   verdict                compute_bound | memory_bound | latency_bound | balanced (NULL: metrics missing)
+--   trace_id               INTEGER  the ncu export
+--   id                     BIGINT   the launch's ID in it
+--   name                   VARCHAR  kernel name
+--   short_name             VARCHAR  its short name (kernel_short_name)
+--   device                 VARCHAR  device index as ncu prints it
+--   duration_ns            DOUBLE   gpu__time_duration (ns)
+--   component              VARCHAR  component from the rules
+--   family                 VARCHAR  kernel family from the family rules
+--   sm_throughput_pct      DOUBLE   SM throughput (% of peak)
+--   memory_throughput_pct  DOUBLE   memory throughput (% of peak)
+--   verdict                VARCHAR  compute_bound | memory_bound | latency_bound | balanced (NULL: metrics missing)
 SELECT r.trace_id, r.result_id AS id, n.name, f.short_name, r.device, w.duration_ns, c.component, f.family,
        w.sm_throughput_pct, w.memory_throughput_pct,
        bound_verdict(w.sm_throughput_pct, w.memory_throughput_pct, $latency_below, $bound_at_least, $dominance) AS verdict

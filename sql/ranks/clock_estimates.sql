@@ -1,11 +1,14 @@
 -- Clock offset of each rank against rank $reference: matching collectives (the n-th of a type on each rank)
 -- finish together, so offset = median of (reference end - rank end); residual = MAD of those differences.
 -- requires: ranks.kernels
+-- access: public
+-- unique: rank
+-- not null: rank
 -- returns: rows
---   rank                 rank number
---   offset_ns            estimated offset to the reference's clock (ns)
---   residual_ns          MAD of the matched differences (ns)
---   matched_collectives  collectives matched with the reference
+--   rank                 INTEGER  rank number
+--   offset_ns            BIGINT   estimated offset to the reference's clock (ns)
+--   residual_ns          DOUBLE   MAD of the matched differences (ns)
+--   matched_collectives  BIGINT   collectives matched with the reference
 WITH nccl AS (
     SELECT rank, collective, ordinal, end_ns FROM rank_kernels WHERE collective IS NOT NULL
 ),

@@ -2,16 +2,19 @@
 -- arrival skew (last start - first start), the rank that arrived last (of ranks arriving last together, the
 -- lowest-numbered: the same answer whatever order the rows come in), and how long each rank waited for it.
 -- requires: ranks.kernels, ranks.clock_offsets
+-- access: public
+-- unique: collective, rank
+-- not null: collective, rank
 -- returns: rows
---   collective      NCCL collective
---   rank            rank number
---   instances       instances every rank ran
---   wait_ns         summed time this rank waited for the last arrival (ns)
---   kernel_ns       summed kernel time of this rank's instances (ns)
---   arrived_last    instances this rank arrived last (with a positive skew)
---   caused_wait_ns  summed skew of the instances this rank arrived last (ns)
---   skew_sum_ns     summed skew of the instances (ns)
---   skew_max_ns     largest skew (ns)
+--   collective      VARCHAR  NCCL collective
+--   rank            INTEGER  rank number
+--   instances       BIGINT   instances every rank ran
+--   wait_ns         HUGEINT  summed time this rank waited for the last arrival (ns)
+--   kernel_ns       HUGEINT  summed kernel time of this rank's instances (ns)
+--   arrived_last    BIGINT   instances this rank arrived last (with a positive skew)
+--   caused_wait_ns  HUGEINT  summed skew of the instances this rank arrived last (ns)
+--   skew_sum_ns     HUGEINT  summed skew of the instances (ns)
+--   skew_max_ns     BIGINT   largest skew (ns)
 WITH instances AS (
     SELECT k.collective, k.ordinal, k.rank, k.start_ns + o.offset_ns AS arrival_ns, k.duration_ns
     FROM rank_kernels k JOIN rank_offsets o USING (rank)

@@ -1,15 +1,16 @@
 -- Kernels of every rank with their NCCL collective and, per rank and collective, their order (ordinal).
 -- Operations with a negative duration or one over max_duration_ns() are left out.
 -- requires: ranks.sources, common.max_duration, common.nccl_collective
+-- access: private
 -- creates: rank_kernels
---   rank         rank number
---   stream_id    CUDA stream
---   start_ns     kernel start, the rank's own clock (ns)
---   end_ns       kernel end (ns)
---   duration_ns  kernel duration (ns)
---   name         kernel name
---   collective   NCCL collective it runs (nccl_collective); NULL for other kernels
---   ordinal      1.. per rank and collective in start order; NULL for other kernels
+--   rank         INTEGER  rank number
+--   stream_id    BIGINT   CUDA stream
+--   start_ns     BIGINT   kernel start, the rank's own clock (ns)
+--   end_ns       BIGINT   kernel end (ns)
+--   duration_ns  BIGINT   kernel duration (ns)
+--   name         VARCHAR  kernel name
+--   collective   VARCHAR  NCCL collective it runs (nccl_collective); NULL for other kernels
+--   ordinal      BIGINT   1.. per rank and collective in start order; NULL for other kernels
 CREATE OR REPLACE TEMP TABLE rank_kernels AS
 WITH named AS MATERIALIZED (  -- each name's collective worked out once: its regular expressions cost more per row
                               -- than the rest of the table

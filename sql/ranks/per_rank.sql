@@ -2,14 +2,17 @@
 -- length of the union of its kernel intervals (clipped to the span). Kernels partly outside count with their part
 -- inside.
 -- requires: ranks.kernels, ranks.clock_offsets
+-- access: public
+-- unique: rank
+-- not null: rank, kernel_count
 -- returns: rows
---   rank                rank number
---   kernel_count        kernels in the span
---   nccl_kernel_count   of them, NCCL kernels
---   nccl_kernel_ns      NCCL kernel time in the span (ns)
---   non_nccl_kernel_ns  other kernel time in the span (ns)
---   all_gather_ns       all-gather kernel time in the span (ns)
---   kernel_union_ns     length of the union of the rank's kernel intervals (ns)
+--   rank                INTEGER  rank number
+--   kernel_count        BIGINT   kernels in the span
+--   nccl_kernel_count   BIGINT   of them, NCCL kernels
+--   nccl_kernel_ns      HUGEINT  NCCL kernel time in the span (ns)
+--   non_nccl_kernel_ns  HUGEINT  other kernel time in the span (ns)
+--   all_gather_ns       HUGEINT  all-gather kernel time in the span (ns)
+--   kernel_union_ns     HUGEINT  length of the union of the rank's kernel intervals (ns)
 WITH aligned AS (
     SELECT k.rank, greatest(k.start_ns + o.offset_ns, $span_start) AS s, least(k.end_ns + o.offset_ns, $span_end) AS e,
            k.collective

@@ -1,4 +1,5 @@
 -- Shape one nsys cuda_api_trace into api_calls columns (trace_id is added by the store).
+-- It reads the relation reader_source: the report's columns in base units (readers/nsys.py, readers/export.py).
 SELECT
     start_ns,
     duration_ns,
@@ -9,4 +10,4 @@ SELECT
     tid,
     thread_priority,
     thread_name
-FROM {source}
+FROM reader_source

@@ -1,6 +1,6 @@
 -- Shape one nsys cuda_gpu_trace into gpu_ops columns (trace_id is added by the store).
--- The source yields the report's columns already in base units: a CSV report's (readers/nsys.py) or an nsys
--- export's (readers/nsys_export_cuda_gpu_trace.sql).
+-- It reads the relation reader_source, the report's columns already in base units: a CSV report's
+-- (readers/nsys.py) or an nsys export's (readers/nsys_export_cuda_gpu_trace.sql).
 SELECT
     start_ns,
     duration_ns,
@@ -26,4 +26,4 @@ SELECT
     stream_id,
     name,
     unparsed_values
-FROM {source}
+FROM reader_source

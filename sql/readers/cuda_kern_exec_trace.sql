@@ -1,5 +1,6 @@
 -- Shape one nsys cuda_kern_exec_trace into kernel_launches columns (trace_id is added by the store).
 -- GridXYZ / BlockXYZ are kept as exported ('   2    1    1'); the schema parses grid_x .. block_z from them.
+-- It reads the relation reader_source: the report's columns in base units (readers/nsys.py, readers/export.py).
 SELECT
     api_start_ns,
     api_duration_ns,
@@ -16,4 +17,4 @@ SELECT
     block_xyz,
     kernel_name,
     unparsed_values
-FROM {source}
+FROM reader_source

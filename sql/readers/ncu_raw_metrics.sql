@@ -1,7 +1,8 @@
 -- The raw page's metric columns as long rows, with the unit of each column from temp table ncu_header and the
 -- value normalized through `units` (trace_id is added by the store).
+-- It reads the relation reader_source: the page's columns as text (readers/ncu.py).
 WITH long AS (
-    UNPIVOT (SELECT * FROM {source}) ON COLUMNS('^m_') INTO NAME col VALUE value_text
+    UNPIVOT (SELECT * FROM reader_source) ON COLUMNS('^m_') INTO NAME col VALUE value_text
 ),
 parsed AS (
     SELECT CAST(replace(l.result_id, ',', '') AS BIGINT) AS result_id, h.metric, h.unit, l.value_text,

@@ -1,4 +1,5 @@
 -- One row per profiled launch of an ncu export (trace_id is added by the store).
+-- It reads the relation reader_source: the page's columns as text (readers/ncu.py).
 SELECT DISTINCT
     CAST(replace(result_id, ',', '') AS BIGINT) AS result_id,
     TRY_CAST(replace(process_id, ',', '') AS BIGINT) AS process_id,
@@ -11,5 +12,5 @@ SELECT DISTINCT
     grid_size,
     device,
     compute_capability
-FROM {source}
+FROM reader_source
 WHERE result_id IS NOT NULL

@@ -1,4 +1,5 @@
 -- Shape one nsys nvtx_pushpop_trace into nvtx_ranges columns (trace_id is added by the store).
+-- It reads the relation reader_source: the report's columns in base units (readers/nsys.py, readers/export.py).
 SELECT
     start_ns,
     end_ns,
@@ -15,4 +16,4 @@ SELECT
     parent_id,
     range_stack,
     name_tree
-FROM {source}
+FROM reader_source

@@ -1,12 +1,13 @@
 -- The CUDA API calls an analysis looks at: for a whole capture, every one (scope.capture_api_calls). A window's
 -- scope builds it with scope.window_api_calls.
 -- requires: scope.capture_api_calls
+-- access: private
 -- creates: scope_api_calls
---   start_ns     call start (ns)
---   duration_ns  call duration (ns)
---   end_ns       call end (ns)
---   name         API function, e.g. cudaStreamSynchronize
---   corr_id      correlation id (matches the GPU operations it caused)
---   pid          process id
---   tid          thread id
+--   start_ns     BIGINT   call start (ns)
+--   duration_ns  BIGINT   call duration (ns)
+--   end_ns       BIGINT   call end (ns)
+--   name         VARCHAR  API function, e.g. cudaStreamSynchronize
+--   corr_id      BIGINT   correlation id (matches the GPU operations it caused)
+--   pid          BIGINT   process id
+--   tid          BIGINT   thread id
 CREATE OR REPLACE TEMP VIEW scope_api_calls AS SELECT * FROM capture_api_calls;

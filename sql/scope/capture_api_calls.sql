@@ -1,14 +1,15 @@
 -- Every CUDA API call of the capture's cuda_api_trace (none without one), whatever the scope's window. A view: a
 -- whole capture is read where it is stored. Analyses read scope.api_calls, the whole capture's or a window's.
 -- requires: scope.inputs
+-- access: private
 -- creates: capture_api_calls
---   start_ns     call start (ns)
---   duration_ns  call duration (ns)
---   end_ns       call end (ns)
---   name         API function, e.g. cudaStreamSynchronize
---   corr_id      correlation id (matches the GPU operations it caused)
---   pid          process id
---   tid          thread id
+--   start_ns     BIGINT   call start (ns)
+--   duration_ns  BIGINT   call duration (ns)
+--   end_ns       BIGINT   call end (ns)
+--   name         VARCHAR  API function, e.g. cudaStreamSynchronize
+--   corr_id      BIGINT   correlation id (matches the GPU operations it caused)
+--   pid          BIGINT   process id
+--   tid          BIGINT   thread id
 CREATE OR REPLACE TEMP VIEW capture_api_calls AS
     SELECT start_ns, duration_ns, end_ns, name, corr_id, pid, tid
     FROM api_calls

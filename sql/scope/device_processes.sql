@@ -3,9 +3,12 @@
 -- operations (the same correlation id; ids are numbered per process, so with several processes this may tie a
 -- process to another's device too); a device neither ties is tied to every process of the API calls.
 -- requires: scope.capture_ops, scope.capture_launches, scope.capture_api_calls
+-- access: private
+-- unique: device, pid
+-- not null: device, pid
 -- creates: device_processes
---   device  device label
---   pid     process id (NULL when the export gives none)
+--   device  VARCHAR  device label
+--   pid     BIGINT   process id (NULL when the export gives none)
 CREATE OR REPLACE TEMP TABLE device_processes AS
 WITH devices AS (
     SELECT DISTINCT device, coalesce(device_index, 0) AS device_index FROM capture_ops

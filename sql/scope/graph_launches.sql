@@ -5,11 +5,13 @@
 -- lists only calls that launched a traced kernel). Correlation ids are numbered per process: with several
 -- processes an id of another process's operation can make a replay look traced, never the other way round.
 -- requires: scope.inputs, scope.api_calls, scope.capture_ops, scope.launches, common.graph_launch
+-- access: public
 -- returns: rows
---   graph_launches           graph launch calls of the scope (NULL without an API trace)
---   untraced_graph_launches  of them, those no GPU operation of the capture carries the correlation id of (NULL
---                            without an API trace)
---   graph_kernels            kernels the kern_exec trace says graph launches ran (NULL without a kern_exec trace)
+--   graph_launches           BIGINT  graph launch calls of the scope (NULL without an API trace)
+--   untraced_graph_launches  BIGINT  of them, those no GPU operation of the capture carries the correlation id of (NULL
+--                                    without an API trace)
+--   graph_kernels            BIGINT  kernels the kern_exec trace says graph launches ran (NULL without a kern_exec
+--                                    trace)
 WITH replays AS (
     SELECT c.corr_id, EXISTS (SELECT 1 FROM capture_ops o WHERE o.corr_id = c.corr_id) AS traced
     FROM scope_api_calls c

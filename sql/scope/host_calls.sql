@@ -5,12 +5,15 @@
 -- unknown. A host that synchronizes after (nearly) every launch waits for each kernel: nothing can be
 -- graph-captured across those synchronizations.
 -- requires: scope.ops, scope.api_calls, scope.device_processes, common.host_sync_call, common.kernel_launch_call
+-- access: public
+-- unique: device
+-- not null: device
 -- returns: rows
---   device           device label
---   launch_calls     kernel launch and graph launch calls (NULL when neither input is there)
---   host_sync_calls  host synchronization calls (common.host_sync_call; NULL when neither input is there)
---   counted_from     'api_trace', 'api_summary', or NULL
---   synchronized     true when the host synchronizes at least once every two launch calls (NULL when unknown)
+--   device           VARCHAR  device label
+--   launch_calls     BIGINT   kernel launch and graph launch calls (NULL when neither input is there)
+--   host_sync_calls  BIGINT   host synchronization calls (common.host_sync_call; NULL when neither input is there)
+--   counted_from     VARCHAR  'api_trace', 'api_summary', or NULL
+--   synchronized     BOOLEAN  true when the host synchronizes at least once every two launch calls (NULL when unknown)
 WITH traced AS (
     SELECT p.device, count(*) FILTER (WHERE is_kernel_launch_call(c.name)) AS launch_calls,
            count(*) FILTER (WHERE is_host_sync_call(c.name)) AS host_sync_calls

@@ -3,11 +3,13 @@
 -- zero-length kernels and kernels that start before an earlier kernel of their stream ended are kept and counted.
 -- (How many kern_exec rows match a kernel comes from scope.launch_coverage.)
 -- requires: scope.kernels, common.max_duration
+-- access: public
 -- returns: rows
---   negative_duration_operations     operations of the capture with a negative duration (left out)
---   absurd_duration_operations       operations of the capture longer than max_duration_ns() (left out)
---   zero_duration_kernels            kernels of the scope lasting 0 ns
---   overlapping_kernels_same_stream  kernels of the scope starting before an earlier kernel of their stream ended
+--   negative_duration_operations     BIGINT  operations of the capture with a negative duration (left out)
+--   absurd_duration_operations       BIGINT  operations of the capture longer than max_duration_ns() (left out)
+--   zero_duration_kernels            BIGINT  kernels of the scope lasting 0 ns
+--   overlapping_kernels_same_stream  BIGINT  kernels of the scope starting before an earlier kernel of their stream
+--                                            ended
 SELECT *
 FROM (
     SELECT count(*) FILTER (WHERE duration_ns < 0)              AS negative_duration_operations,

@@ -9,26 +9,28 @@
 -- back after it.
 -- requires: scope.ops, scope.names
 -- computed by: nsight_ingest.passes
+-- access: private
+-- not null: device, stream_id, start_ns, end_ns, name_id, context_key
 -- creates: scope_kernels
---   device            device label ('(no device)' when missing)
---   device_index      the number of the device label
---   stream_id         CUDA stream
---   start_ns          GPU start (ns)
---   end_ns            GPU end (ns)
---   duration_ns       GPU duration (ns)
---   launch_order      ncu profiling order (NULL for nsys kernels)
---   name_id           scope_names.name_id of the kernel's name
---   prev_1            name id of the previous kernel on the stream (prev_2 .. prev_4 further back)
---   prev_2            second previous
---   prev_3            third previous
---   prev_4            fourth previous
---   next_1            name id of the next kernel on the stream (next_2 .. next_4 further on)
---   next_2            second next
---   next_3            third next
---   next_4            fourth next
---   stream_earlier_end_ns  latest end of the earlier kernels of its stream (ns); NULL for the stream's first
---   overlaps_earlier  true when it starts before an earlier kernel of its stream ended
---   context_key       hash of the nine name ids: kernels with one context get one class
+--   device                 VARCHAR  device label ('(no device)' when missing)
+--   device_index           INTEGER  the number of the device label
+--   stream_id              BIGINT   CUDA stream
+--   start_ns               BIGINT   GPU start (ns)
+--   end_ns                 BIGINT   GPU end (ns)
+--   duration_ns            BIGINT   GPU duration (ns)
+--   launch_order           BIGINT   ncu profiling order (NULL for nsys kernels)
+--   name_id                INTEGER  scope_names.name_id of the kernel's name
+--   prev_1                 INTEGER  name id of the previous kernel on the stream (prev_2 .. prev_4 further back)
+--   prev_2                 INTEGER  second previous
+--   prev_3                 INTEGER  third previous
+--   prev_4                 INTEGER  fourth previous
+--   next_1                 INTEGER  name id of the next kernel on the stream (next_2 .. next_4 further on)
+--   next_2                 INTEGER  second next
+--   next_3                 INTEGER  third next
+--   next_4                 INTEGER  fourth next
+--   stream_earlier_end_ns  BIGINT   latest end of the earlier kernels of its stream (ns); NULL for the stream's first
+--   overlaps_earlier       BOOLEAN  true when it starts before an earlier kernel of its stream ended
+--   context_key            UBIGINT  hash of the nine name ids: kernels with one context get one class
 SELECT hash(o.device) AS device_key, o.device_index, o.stream_id, o.start_ns, o.end_ns, o.duration_ns,
        o.launch_order, n.name_id
 FROM scope_ops o JOIN scope_names n USING (name)

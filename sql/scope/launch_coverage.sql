@@ -1,11 +1,12 @@
 -- How well the kern_exec rows and the GPU-trace kernels of the scope match on (device index, kernel start).
 -- One aggregation over both key sets (cheaper than two aggregations and a full outer join).
 -- requires: scope.kernels, scope.launches
+-- access: public
 -- returns: rows
---   launch_rows                 kern_exec rows of the scope
---   launch_rows_matched         of them, those whose key matches a kernel
---   kernels_without_launch_row  kernels whose key matches no kern_exec row
---   launch_rows_without_kernel  kern_exec rows whose key matches no kernel
+--   launch_rows                 HUGEINT  kern_exec rows of the scope
+--   launch_rows_matched         HUGEINT  of them, those whose key matches a kernel
+--   kernels_without_launch_row  HUGEINT  kernels whose key matches no kern_exec row
+--   launch_rows_without_kernel  HUGEINT  kern_exec rows whose key matches no kernel
 WITH keys AS (
     SELECT coalesce(device_index, 0) AS device_index, start_ns, 1 AS kernel, 0 AS launch_row FROM scope_kernels
     UNION ALL

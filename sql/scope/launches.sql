@@ -1,15 +1,16 @@
 -- The kern_exec rows an analysis looks at: for a whole capture, every one (scope.capture_launches). A window's
 -- scope builds it with scope.window_launches.
 -- requires: scope.capture_launches
+-- access: private
 -- creates: scope_launches
---   api_start_ns        launch call start (ns)
---   api_duration_ns     launch call duration (ns)
---   api_end_ns          launch call end (ns)
---   queue_duration_ns   time the kernel waited in the launch queue (ns); NULL when it was not queued
---   kernel_start_ns     GPU start of the kernel launched (ns): with device_index, the key to its kernel
---   pid                 process id of the calling thread
---   tid                 thread id of the calling thread
---   device_index        device number (0 when the export gives none; 0 for every row when the cuda_gpu_trace
---                       names no device, so that launches match its kernels by start time alone)
---   api_function        the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
+--   api_start_ns       BIGINT   launch call start (ns)
+--   api_duration_ns    BIGINT   launch call duration (ns)
+--   api_end_ns         BIGINT   launch call end (ns)
+--   queue_duration_ns  BIGINT   time the kernel waited in the launch queue (ns); NULL when it was not queued
+--   kernel_start_ns    BIGINT   GPU start of the kernel launched (ns): with device_index, the key to its kernel
+--   pid                BIGINT   process id of the calling thread
+--   tid                BIGINT   thread id of the calling thread
+--   device_index       INTEGER  device number (0 when the export gives none; 0 for every row when the cuda_gpu_trace
+--                               names no device, so that launches match its kernels by start time alone)
+--   api_function       VARCHAR  the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
 CREATE OR REPLACE TEMP VIEW scope_launches AS SELECT * FROM capture_launches;

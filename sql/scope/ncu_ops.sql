@@ -2,22 +2,23 @@
 -- profiling order (its ID) on its stream; the device label carries the export's trace id, so that two exports
 -- never mix. ncu launches have no GPU time.
 -- requires: scope.inputs
+-- access: private
 -- creates: scope_ops
---   op_id           NULL (an ncu launch is no row of gpu_ops)
---   op_kind         'kernel'
---   device          '<trace id>:<device index as ncu prints it>'
---   device_index    NULL
---   stream_id       CUDA stream
---   start_ns        NULL
---   end_ns          NULL
---   duration_ns     0
---   launch_order    the launch's ID in its export
---   corr_id         NULL
---   name            kernel name (ncu dialect)
---   transfer_bytes  memcpy or memset size (bytes); NULL for kernels or when the export does not say
---   src_mem_kind    memcpy source memory kind as nsys labels it: Pageable, Pinned, Device, ...; NULL when not a
---                   memcpy or not exported
---   dst_mem_kind    memcpy (or memset) destination memory kind; NULL when not exported
+--   op_id           BIGINT   NULL (an ncu launch is no row of gpu_ops)
+--   op_kind         VARCHAR  'kernel'
+--   device          VARCHAR  '<trace id>:<device index as ncu prints it>'
+--   device_index    INTEGER  NULL
+--   stream_id       BIGINT   CUDA stream
+--   start_ns        BIGINT   NULL
+--   end_ns          BIGINT   NULL
+--   duration_ns     BIGINT   0
+--   launch_order    BIGINT   the launch's ID in its export
+--   corr_id         BIGINT   NULL
+--   name            VARCHAR  kernel name (ncu dialect)
+--   transfer_bytes  BIGINT   memcpy or memset size (bytes); NULL for kernels or when the export does not say
+--   src_mem_kind    VARCHAR  memcpy source memory kind as nsys labels it: Pageable, Pinned, Device, ...; NULL when not
+--                            a memcpy or not exported
+--   dst_mem_kind    VARCHAR  memcpy (or memset) destination memory kind; NULL when not exported
 CREATE OR REPLACE TEMP VIEW scope_ops AS
     SELECT NULL::BIGINT AS op_id, 'kernel' AS op_kind, trace_id || ':' || coalesce(device, '') AS device,
            NULL::INTEGER AS device_index,

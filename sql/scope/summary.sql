@@ -1,14 +1,17 @@
 -- Span, operation counts and kernel time of the scope, per device and for the whole scope (device NULL).
 -- requires: scope.ops
+-- access: public
+-- unique: device
+-- not null: gpu_span_ns, gpu_operation_count, kernel_count
 -- returns: rows
---   device               device label; NULL for the whole scope
---   gpu_span_ns          last operation end - first operation start (ns)
---   gpu_operation_count  kernels, memcpys and memsets
---   kernel_count         kernels
---   kernel_time_ns       summed kernel durations (ns)
---   device_count         devices with operations
---   first_start_ns       start of the first operation (ns)
---   last_end_ns          end of the last operation (ns)
+--   device               VARCHAR  device label; NULL for the whole scope
+--   gpu_span_ns          BIGINT   last operation end - first operation start (ns)
+--   gpu_operation_count  BIGINT   kernels, memcpys and memsets
+--   kernel_count         BIGINT   kernels
+--   kernel_time_ns       HUGEINT  summed kernel durations (ns)
+--   device_count         BIGINT   devices with operations
+--   first_start_ns       BIGINT   start of the first operation (ns)
+--   last_end_ns          BIGINT   end of the last operation (ns)
 SELECT
     CASE WHEN grouping(device) = 1 THEN NULL ELSE device END         AS device,
     max(end_ns) - min(start_ns)                                       AS gpu_span_ns,

@@ -4,12 +4,13 @@
 -- several streams at once, kernels still running after their range ended on the CPU); this union cannot exceed
 -- the ranges' union. Only the window's own kernels count, on any of its devices.
 -- requires: scope.kernels, scope.window_ranges
+-- access: public
 -- returns: rows
---   ranges           ranges of the window
---   range_start_ns   start of the first (ns)
---   range_time_ns    their summed duration (ns)
---   range_union_ns   the length of their union (ns)
---   kernel_union_ns  time some kernel of the window runs inside a range (ns)
+--   ranges           BIGINT   ranges of the window
+--   range_start_ns   BIGINT   start of the first (ns)
+--   range_time_ns    HUGEINT  their summed duration (ns)
+--   range_union_ns   HUGEINT  the length of their union (ns)
+--   kernel_union_ns  HUGEINT  time some kernel of the window runs inside a range (ns)
 WITH range_reach AS (  -- the ranges merged into disjoint intervals
     SELECT start_ns, end_ns,
            max(end_ns) OVER (ORDER BY start_ns, end_ns ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS reach

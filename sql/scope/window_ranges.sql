@@ -2,10 +2,11 @@
 -- in_window(ts, thread): true when instant `ts` lies in a range, on the range's thread when both say (thread NULL:
 -- any). Pass qualified columns (`l.tid`): the macro's subquery has columns of the same names.
 -- filled by: nsight_ingest.fillers
+-- access: private
 -- creates: scope_window_ranges
---   start_ns  range start (ns, the capture's clock)
---   end_ns    range end, exclusive (ns)
---   tid       thread that opened the range (NVTX), NULL when any thread counts
+--   start_ns  BIGINT  range start (ns, the capture's clock)
+--   end_ns    BIGINT  range end, exclusive (ns)
+--   tid       BIGINT  thread that opened the range (NVTX), NULL when any thread counts
 CREATE OR REPLACE TEMP TABLE scope_window_ranges (start_ns BIGINT, end_ns BIGINT, tid BIGINT);
 CREATE OR REPLACE TEMP MACRO in_window(ts, thread) AS EXISTS (
     SELECT 1 FROM scope_window_ranges w

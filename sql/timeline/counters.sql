@@ -6,13 +6,16 @@
 -- How: the union of a device's kernels as disjoint pieces (each kernel's part past the latest end of the kernels
 -- starting before it), each piece and each kernel cut at the bin edges it crosses.
 -- requires: scope.ops, scope.kernels, classify.kernel_families
+-- access: public
+-- unique: device, family, bin_start_ns
+-- not null: device, bin_start_ns, bin_ns, time_ns
 -- returns: rows
---   device        device label
---   family        kernel family; NULL for the busy series
---   bin_start_ns  bin start (ns)
---   bin_ns        bin width (ns; the last bin may be narrower)
---   time_ns       busy: time some kernel of the device runs in the bin; a family: the summed time of its kernels
---                 in the bin, which several streams at once can make more than the bin (ns)
+--   device        VARCHAR  device label
+--   family        VARCHAR  kernel family; NULL for the busy series
+--   bin_start_ns  BIGINT   bin start (ns)
+--   bin_ns        BIGINT   bin width (ns; the last bin may be narrower)
+--   time_ns       BIGINT   busy: time some kernel of the device runs in the bin; a family: the summed time of its
+--                          kernels in the bin, which several streams at once can make more than the bin (ns)
 WITH span AS (
     SELECT min(start_ns) AS start_ns, max(end_ns) AS end_ns FROM scope_ops
 ),

@@ -4,18 +4,21 @@
 -- start.
 -- Stored in start order: a stretch of time is read without reading the rest (the timeline is written so).
 -- requires: timeline.launch_flows, scope.api_calls, common.host_sync_call
+-- access: private
+-- unique: slice_row
+-- not null: slice_row, start_ns, duration_ns
 -- creates: timeline_cpu_slices
---   slice_row    its place among the calls in order of process, thread, start, longest first (0, 1, ...)
---   pid          process id
---   tid          thread id
---   start_ns     call start (ns)
---   duration_ns  call duration (ns)
---   end_ns       call end (ns)
---   name         API function (as the API trace names it, when it has the call)
---   kind         launch | synchronization (is_host_sync_call) | api
---   flow_ids     the flows starting at the call: timeline_launch_flows.flow_id of each kernel of the scope it
---                launched ([] for the others)
---   corr_id      correlation id (NULL for a launch call the API trace does not have)
+--   slice_row    BIGINT    its place among the calls in order of process, thread, start, longest first (0, 1, ...)
+--   pid          BIGINT    process id
+--   tid          BIGINT    thread id
+--   start_ns     BIGINT    call start (ns)
+--   duration_ns  BIGINT    call duration (ns)
+--   end_ns       BIGINT    call end (ns)
+--   name         VARCHAR   API function (as the API trace names it, when it has the call)
+--   kind         VARCHAR   launch | synchronization (is_host_sync_call) | api
+--   flow_ids     BIGINT[]  the flows starting at the call: timeline_launch_flows.flow_id of each kernel of the scope it
+--                          launched ([] for the others)
+--   corr_id      BIGINT    correlation id (NULL for a launch call the API trace does not have)
 CREATE OR REPLACE TEMP TABLE timeline_cpu_slices AS
 WITH launch_calls AS (
     SELECT pid, tid, api_start_ns AS start_ns, api_duration_ns AS duration_ns, api_function,

@@ -3,34 +3,37 @@
 -- happened as windows take it: its kern_exec row's launch call start, else its GPU start).
 -- Stored in start order: a stretch of time is read without reading the rest (the timeline is written so).
 -- requires: timeline.ops, timeline.launch_flows, timeline.groups
+-- access: private
+-- unique: slice_row
+-- not null: slice_row, start_ns, duration_ns
 -- creates: timeline_gpu_slices
---   slice_row       its place among the scope's operations in order of device, stream, start (0, 1, ...)
---   op_kind         kernel | memcpy | memset | other
---   device          device label
---   device_index    the number of the device label (NULL when it has none)
---   stream_id       CUDA stream
---   start_ns        GPU start (ns)
---   duration_ns     GPU duration (ns)
---   corr_id         correlation id of the API call that caused it
---   name            operation name as exported
---   short_name      a kernel's short name; other operations' names as exported
---   component       a kernel's component; NULL for memcpy and memset
---   sub_component   a kernel's sub-component, when its rule names one
---   family          a kernel's family; NULL for memcpy and memset
---   grid_x          grid size in blocks, x
---   grid_y          grid size, y
---   grid_z          grid size, z
---   block_x         block size in threads, x
---   block_y         block size, y
---   block_z         block size, z
---   transfer_bytes  memcpy or memset size (bytes)
---   src_mem_kind    memcpy source memory kind
---   dst_mem_kind    memcpy or memset destination memory kind
---   end_ns          GPU end (ns)
---   flow_id         timeline_launch_flows.flow_id of its launch call; NULL when no launch row names it
---   nvtx_group      its group with --by-nvtx; NULL otherwise
---   launch_or_start_ns  its kern_exec row's launch call start, else its GPU start (ns): when it happened as a
---                       window takes it (a timeline cut at a time keeps the operations launched before it)
+--   slice_row           BIGINT   its place among the scope's operations in order of device, stream, start (0, 1, ...)
+--   op_kind             VARCHAR  kernel | memcpy | memset | other
+--   device              VARCHAR  device label
+--   device_index        INTEGER  the number of the device label (NULL when it has none)
+--   stream_id           BIGINT   CUDA stream
+--   start_ns            BIGINT   GPU start (ns)
+--   duration_ns         BIGINT   GPU duration (ns)
+--   corr_id             BIGINT   correlation id of the API call that caused it
+--   name                VARCHAR  operation name as exported
+--   short_name          VARCHAR  a kernel's short name; other operations' names as exported
+--   component           VARCHAR  a kernel's component; NULL for memcpy and memset
+--   sub_component       VARCHAR  a kernel's sub-component, when its rule names one
+--   family              VARCHAR  a kernel's family; NULL for memcpy and memset
+--   grid_x              INTEGER  grid size in blocks, x
+--   grid_y              INTEGER  grid size, y
+--   grid_z              INTEGER  grid size, z
+--   block_x             INTEGER  block size in threads, x
+--   block_y             INTEGER  block size, y
+--   block_z             INTEGER  block size, z
+--   transfer_bytes      BIGINT   memcpy or memset size (bytes)
+--   src_mem_kind        VARCHAR  memcpy source memory kind
+--   dst_mem_kind        VARCHAR  memcpy or memset destination memory kind
+--   end_ns              BIGINT   GPU end (ns)
+--   flow_id             BIGINT   timeline_launch_flows.flow_id of its launch call; NULL when no launch row names it
+--   nvtx_group          VARCHAR  its group with --by-nvtx; NULL otherwise
+--   launch_or_start_ns  BIGINT   its kern_exec row's launch call start, else its GPU start (ns): when it happened as a
+--                                window takes it (a timeline cut at a time keeps the operations launched before it)
 CREATE OR REPLACE TEMP TABLE timeline_gpu_slices AS
 WITH launched AS (
     SELECT op_id, flow_id, tid, api_start_ns, is_launch_row FROM timeline_launch_flows WHERE op_id IS NOT NULL

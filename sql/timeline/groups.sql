@@ -2,9 +2,10 @@
 -- operation is of the group whose range holds its launch call's start (on the range's thread), or, without a
 -- launch row, its GPU start, as the windows of the other commands take them.
 -- filled by: nsight_ingest.fillers
+-- access: private
 -- creates: timeline_groups
---   nvtx_group  the group: what the pattern's first capture group matched in the range's name
---   start_ns    range start (ns)
---   end_ns      range end, exclusive (ns)
---   tid         thread that pushed the range
+--   nvtx_group  VARCHAR  the group: what the pattern's first capture group matched in the range's name
+--   start_ns    BIGINT   range start (ns)
+--   end_ns      BIGINT   range end, exclusive (ns)
+--   tid         BIGINT   thread that pushed the range
 CREATE OR REPLACE TEMP TABLE timeline_groups (nvtx_group VARCHAR, start_ns BIGINT, end_ns BIGINT, tid BIGINT);

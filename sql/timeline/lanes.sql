@@ -5,11 +5,14 @@
 -- lie on lane 0 at depth 0 and have no row here.
 -- requires: timeline.slice_times
 -- computed by: nsight_ingest.passes
+-- access: private
+-- unique: kind, slice_row
+-- not null: kind, slice_row, lane, depth
 -- creates: timeline_lanes
---   kind       the slice's table (timeline_slice_times.kind)
---   slice_row  its slice_row there
---   lane       its lane (0: the track's own; n: its n-th lane of overlapping slices)
---   depth      its nesting depth on the lane (0: outermost)
+--   kind       VARCHAR  the slice's table (timeline_slice_times.kind)
+--   slice_row  BIGINT   its slice_row there
+--   lane       BIGINT   its lane (0: the track's own; n: its n-th lane of overlapping slices)
+--   depth      BIGINT   its nesting depth on the lane (0: outermost)
 WITH reach AS (
     SELECT kind, device, stream_id, pid, tid, start_ns,
            max(end_ns) OVER (PARTITION BY kind, device, stream_id, pid, tid ORDER BY slice_row
@@ -26,4 +29,6 @@ JOIN crossing c
   ON c.kind = t.kind AND c.device IS NOT DISTINCT FROM t.device AND c.stream_id IS NOT DISTINCT FROM t.stream_id
  AND c.pid IS NOT DISTINCT FROM t.pid AND c.tid IS NOT DISTINCT FROM t.tid
 ORDER BY c.track, t.slice_row;
-CREATE OR REPLACE TEMP TABLE timeline_lanes AS SELECT * FROM timeline_lanes_pass;
+-- kind typed here: with no overlapping slices the pass's column has no rows to take a type from
+CREATE OR REPLACE TEMP TABLE timeline_lanes AS
+SELECT kind::VARCHAR AS kind, slice_row, lane, depth FROM timeline_lanes_pass;

@@ -5,16 +5,19 @@
 -- its correlation id, from a process of its device. Each process numbers its own ids and a cuda_gpu_trace names no
 -- process: a kernel whose id calls of several processes carry gets no flow rather than a wrong one.
 -- requires: timeline.ops, scope.launches, scope.api_calls, scope.device_processes
+-- access: private
+-- unique: flow_id
+-- not null: flow_id, op_id
 -- creates: timeline_launch_flows
---   flow_id          the id of the flow from the call to its kernel (a kernel has one launch call): 1..n in call
---                    order; NULL when the kernel is not in the scope
---   pid              process id of the calling thread
---   tid              thread id of the calling thread
---   api_start_ns     launch call start (ns)
---   api_duration_ns  launch call duration (ns)
---   api_function     the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
---   op_id            timeline_ops.op_id of the kernel it launched; NULL when that kernel is not in the scope
---   is_launch_row    true for a kern_exec row (windows place its kernel at the call), false for an API call
+--   flow_id          BIGINT   the id of the flow from the call to its kernel (a kernel has one launch call): 1..n in
+--                             call order; NULL when the kernel is not in the scope
+--   pid              BIGINT   process id of the calling thread
+--   tid              BIGINT   thread id of the calling thread
+--   api_start_ns     BIGINT   launch call start (ns)
+--   api_duration_ns  BIGINT   launch call duration (ns)
+--   api_function     VARCHAR  the launch API, e.g. cudaLaunchKernel, cudaGraphLaunch
+--   op_id            BIGINT   timeline_ops.op_id of the kernel it launched; NULL when that kernel is not in the scope
+--   is_launch_row    BOOLEAN  true for a kern_exec row (windows place its kernel at the call), false for an API call
 CREATE OR REPLACE TEMP TABLE timeline_launch_flows AS
 WITH kernels AS (
     SELECT op_id, coalesce(device_index, 0) AS device_index, start_ns,

@@ -2,14 +2,17 @@
 -- overlapping one of its ranges; numbered in order of thread and start.
 -- Stored in start order: a stretch of time is read without reading the rest (the timeline is written so).
 -- requires: scope.window_ranges
+-- access: private
+-- unique: slice_row
+-- not null: slice_row, start_ns, end_ns
 -- creates: timeline_nvtx_slices
---   slice_row  its place among the ranges in order of process, thread, start, longest first (0, 1, ...)
---   pid        process id
---   tid        thread that pushed the range
---   start_ns   range start (ns)
---   end_ns     range end (ns)
---   name       range name (without a ':' domain prefix)
---   level      nesting level on its thread (0: outermost), as exported
+--   slice_row  BIGINT   its place among the ranges in order of process, thread, start, longest first (0, 1, ...)
+--   pid        BIGINT   process id
+--   tid        BIGINT   thread that pushed the range
+--   start_ns   BIGINT   range start (ns)
+--   end_ns     BIGINT   range end (ns)
+--   name       VARCHAR  range name (without a ':' domain prefix)
+--   level      INTEGER  nesting level on its thread (0: outermost), as exported
 CREATE OR REPLACE TEMP TABLE timeline_nvtx_slices AS
 SELECT row_number() OVER (ORDER BY r.pid, r.tid, r.start_ns, r.end_ns DESC, r.range_name, r.level) - 1 AS slice_row,
        r.pid, r.tid, r.start_ns, r.end_ns, r.range_name AS name, r.level

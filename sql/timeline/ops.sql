@@ -3,29 +3,32 @@
 -- A kernel's class belongs to its context (scope_kernels): an operation finds its row of scope_kernels by device,
 -- stream, start, end and name, and operations alike in all five pair up in order.
 -- requires: scope.ops, scope.names, scope.kernels, classify.kernel_classes, classify.kernel_families
+-- access: private
+-- unique: op_id
+-- not null: op_id, start_ns, duration_ns
 -- creates: timeline_ops
---   op_id           the operation's row in the store (gpu_ops.rowid)
---   op_kind         kernel | memcpy | memset | other
---   device          device label
---   device_index    the number of the device label (NULL when it has none)
---   stream_id       CUDA stream
---   start_ns        GPU start (ns)
---   duration_ns     GPU duration (ns)
---   corr_id         correlation id of the API call that caused it
---   name            operation name as exported
---   short_name      a kernel's short name (kernel_short_name); other operations' names as exported
---   component       a kernel's component ('other' when no rule matched); NULL for memcpy and memset
---   sub_component   a kernel's sub-component, when its rule names one
---   family          a kernel's family ('other' when no family rule matched); NULL for memcpy and memset
---   grid_x          grid size in blocks, x (grid_y, grid_z: y and z); NULL when not a kernel or not exported
---   grid_y          grid size, y
---   grid_z          grid size, z
---   block_x         block size in threads, x (block_y, block_z: y and z)
---   block_y         block size, y
---   block_z         block size, z
---   transfer_bytes  memcpy or memset size (bytes)
---   src_mem_kind    memcpy source memory kind (Pageable, Pinned, Device, ...)
---   dst_mem_kind    memcpy or memset destination memory kind
+--   op_id           BIGINT   the operation's row in the store (gpu_ops.rowid)
+--   op_kind         VARCHAR  kernel | memcpy | memset | other
+--   device          VARCHAR  device label
+--   device_index    INTEGER  the number of the device label (NULL when it has none)
+--   stream_id       BIGINT   CUDA stream
+--   start_ns        BIGINT   GPU start (ns)
+--   duration_ns     BIGINT   GPU duration (ns)
+--   corr_id         BIGINT   correlation id of the API call that caused it
+--   name            VARCHAR  operation name as exported
+--   short_name      VARCHAR  a kernel's short name (kernel_short_name); other operations' names as exported
+--   component       VARCHAR  a kernel's component ('other' when no rule matched); NULL for memcpy and memset
+--   sub_component   VARCHAR  a kernel's sub-component, when its rule names one
+--   family          VARCHAR  a kernel's family ('other' when no family rule matched); NULL for memcpy and memset
+--   grid_x          INTEGER  grid size in blocks, x (grid_y, grid_z: y and z); NULL when not a kernel or not exported
+--   grid_y          INTEGER  grid size, y
+--   grid_z          INTEGER  grid size, z
+--   block_x         INTEGER  block size in threads, x (block_y, block_z: y and z)
+--   block_y         INTEGER  block size, y
+--   block_z         INTEGER  block size, z
+--   transfer_bytes  BIGINT   memcpy or memset size (bytes)
+--   src_mem_kind    VARCHAR  memcpy source memory kind (Pageable, Pinned, Device, ...)
+--   dst_mem_kind    VARCHAR  memcpy or memset destination memory kind
 CREATE OR REPLACE TEMP TABLE timeline_ops AS
 WITH classed AS (  -- scope_kernels numbered among the rows alike in device, stream, start, end and name
     SELECT k.device, k.stream_id, k.start_ns, k.end_ns, k.name_id, c.component, c.sub_component,

@@ -1,6 +1,7 @@
-"""Every module's header against the module: its requirements exist, it documents its columns, and the columns it
-documents are the columns it outputs, in order (run on a real small capture, an ncu export, a tiny Parquet
-history, a tiny timings CSV). Plus the loader's errors for a missing module and a requirement cycle."""
+"""Every module's header against the module: its requirements exist, it says whether it is public, it documents its
+columns, the columns it documents (name and DuckDB type) are the columns it outputs, in order, and its declared
+checks (unique, not null) hold (run on a real small capture, an ncu export, a tiny Parquet history, a tiny timings
+CSV). Plus the loader's errors for a missing module, a requirement cycle and a broken declaration."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ def test_requirements_exist_and_columns_are_documented(name):
     ordered = [done for done, _ in sqlcatalog.order([name])]  # raises when a requirement does not exist
     assert ordered[-1] == name and set(found.requires) <= set(ordered)
     assert found.columns, f"{name}: the header documents no output column"
+    assert found.access in sqlcatalog.ACCESS, f"{name}: the header says no 'access: public' or 'access: private'"
     assert len({c.name for c in found.columns}) == len(found.columns), f"{name}: a column documented twice"
 
 
@@ -125,22 +127,61 @@ def inputs(tmp_path_factory) -> Inputs:
                   history_scope, compare_scope, params)
 
 
-def output_columns(inputs: Inputs, name: str) -> list[str]:
-    """The columns module `name` outputs: its relation's, or its query's."""
+def output_columns(inputs: Inputs, name: str) -> list[tuple[str, str]]:
+    """The columns module `name` outputs, (name, DuckDB type): its relation's, or its query's."""
     found = sqlcatalog.module(name)
     scope = inputs.scope_of(name)
     if found.creates:
         scope.build(name)
-        return [row[0] for row in scope.con.execute(f"DESCRIBE {found.creates}").fetchall()]
-    return [d[0] for d in scope.cursor(name, **inputs.params).description]
+        return [(row[0], row[1]) for row in scope.con.execute(f"DESCRIBE {found.creates}").fetchall()]
+    cursor = scope.cursor(name, **inputs.params)
+    columns = [(d[0], str(d[1])) for d in cursor.description]
+    cursor.fetchall()  # the connection is free for the next module
+    return columns
+
+
+def output_rows(inputs: Inputs, name: str) -> list[dict]:
+    """The rows module `name` outputs."""
+    found = sqlcatalog.module(name)
+    scope = inputs.scope_of(name)
+    if found.creates:
+        scope.build(name)
+        return scope.con.sql(f"SELECT * FROM {found.creates}").to_arrow_table().to_pylist()
+    return scope.rows(name, **inputs.params)
 
 
 @pytest.mark.parametrize("name", [
     pytest.param(n, marks=pytest.mark.xfail(strict=True, reason=KNOWN_MISMATCHES[n])) if n in KNOWN_MISMATCHES
     else n for n in MODULES])
 def test_documented_columns_are_the_output_columns(inputs, name):
-    documented = [c.name for c in sqlcatalog.module(name).columns]
+    documented = [(c.name, c.type) for c in sqlcatalog.module(name).columns]
     assert output_columns(inputs, name) == documented
+
+
+@pytest.mark.parametrize("name", [n for n in MODULES
+                                  if sqlcatalog.module(n).unique or sqlcatalog.module(n).not_null])
+def test_declared_checks_hold(inputs, name):
+    """No two rows share the values of a `unique:` column set (NULLs alike); no `not null:` column is NULL."""
+    found = sqlcatalog.module(name)
+    rows = output_rows(inputs, name)
+    for key in found.unique:
+        values = [tuple(row[c] for c in key) for row in rows]
+        assert len(set(values)) == len(values), f"{name}: two rows share ({', '.join(key)})"
+    for column in found.not_null:
+        assert all(row[column] is not None for row in rows), f"{name}: {column} is NULL in a row"
+
+
+def test_what_answers_and_rules_read_is_public():
+    """The modules an answer, a finding rule's evidence or a classification rule reads are public: their columns
+    are a contract."""
+    from nsight_ingest import registry
+    from nsight_ingest.analysis import findings
+
+    read = {m for analysis in (*registry.CAPTURE_COMMANDS, registry.AUDIT, registry.TIMELINE, registry.REPORT,
+                               registry.NCU, registry.RANKS, registry.COMPARE, registry.ABBA)
+            for m in analysis.modules}
+    read |= {item.module for item in findings.EVIDENCE} | {"classify.kernel_names", "classify.kernel_contexts"}
+    assert {name for name in read if sqlcatalog.module(name).access != "public"} == set()
 
 
 def test_the_sample_inputs_give_rows(inputs):
@@ -180,23 +221,42 @@ def sql_root(tmp_path, monkeypatch):
 
 
 def test_a_missing_requirement_names_who_requires_it(sql_root):
-    sql_root({"a/one": "-- requires: a.missing\n-- creates: one\n--   x  a column\n"})
+    sql_root({"a/one": "-- requires: a.missing\n-- creates: one\n--   x  BIGINT  a column\n"})
     with pytest.raises(sqlcatalog.ModuleError, match=r"'a\.missing'.*required by a\.one"):
         sqlcatalog.order(["a.one"])
 
 
 def test_a_requirement_cycle_is_reported(sql_root):
-    sql_root({"a/one": "-- requires: a.two\n-- creates: one\n--   x  a column\n",
-              "a/two": "-- requires: a.one\n-- creates: two\n--   x  a column\n"})
+    sql_root({"a/one": "-- requires: a.two\n-- creates: one\n--   x  BIGINT  a column\n",
+              "a/two": "-- requires: a.one\n-- creates: two\n--   x  BIGINT  a column\n"})
     with pytest.raises(sqlcatalog.ModuleError, match=r"cycle: a\.one -> a\.two -> a\.one"):
         sqlcatalog.order(["a.one"])
 
 
 def test_a_requirement_list_goes_on_on_the_next_line(sql_root):
-    sql_root({"a/one": "-- requires: a.two,\n--   a.three\n-- creates: one\n--   x  a column\n",
-              "a/two": "-- creates: two\n--   x  a column\n", "a/three": "-- creates: three\n--   x  a column\n"})
+    sql_root({"a/one": "-- requires: a.two,\n--   a.three\n-- creates: one\n--   x  BIGINT  a column\n",
+              "a/two": "-- creates: two\n--   x  BIGINT  a column\n",
+              "a/three": "-- creates: three\n--   x  BIGINT  a column\n"})
     assert sqlcatalog.module("a.one").requires == ("a.two", "a.three")
     assert [name for name, _ in sqlcatalog.order(["a.one"])] == ["a.two", "a.three", "a.one"]
+
+
+def test_a_header_parses_types_and_declarations(sql_root):
+    sql_root({"a/one": "-- access: public\n-- unique: x, y\n-- unique: z\n-- not null: x\n-- returns: rows\n"
+                       "--   x  DECIMAL(38,0)  a sum\n--   y  STRUCT(p50_ns DOUBLE, \"name\" VARCHAR)[]\n"
+                       "--                      a list, its meaning below\n--   z  VARCHAR\n"})
+    found = sqlcatalog.module("a.one")
+    assert [(c.name, c.type, c.doc) for c in found.columns] == [
+        ("x", "DECIMAL(38,0)", "a sum"), ("y", 'STRUCT(p50_ns DOUBLE, "name" VARCHAR)[]', "a list, its meaning below"),
+        ("z", "VARCHAR", "")]
+    assert (found.access, found.unique, found.not_null) == ("public", (("x", "y"), ("z",)), ("x",))
+
+
+@pytest.mark.parametrize("declaration", ["-- access: open", "-- unique: x, w", "-- not null: w"])
+def test_a_broken_declaration_is_a_bug(sql_root, declaration):
+    sql_root({"a/one": f"{declaration}\n-- returns: rows\n--   x  BIGINT  a column\n"})
+    with pytest.raises(sqlcatalog.ModuleError, match=r"access:.*unique:.*not null:"):
+        sqlcatalog.module("a.one")
 
 
 def test_the_sql_reference_page_is_current():
@@ -225,8 +285,8 @@ def test_a_substitute_must_build_the_same_relation():
 @pytest.mark.parametrize("name", ["common.units", "common.ncu_metric_aliases"])
 def test_common_tables_have_their_documented_columns(name):
     found = sqlcatalog.module(name)
-    columns = [row[0] for row in store.connect().execute(f"DESCRIBE {found.creates}").fetchall()]
-    assert columns == [c.name for c in found.columns]
+    columns = [(row[0], row[1]) for row in store.connect().execute(f"DESCRIBE {found.creates}").fetchall()]
+    assert columns == [(c.name, c.type) for c in found.columns]
 
 
 def test_the_filler_and_pass_tables_match_the_headers():
