@@ -67,24 +67,32 @@ class Answer:
 
 
 def _tables(value: Any, path: str = "") -> dict[str, pd.DataFrame]:
-    """The tables of an answer (Answer.frames); a list of window answers (--per-nvtx) also gives each table of
-    theirs as one, a row per window's row, with the window's label in a `window` column."""
+    """The tables of an answer (Answer.frames). The tables inside the items of a list of window answers
+    (--per-nvtx) or of an object of objects (groups, devices, components) are also one table each, indexed by the
+    item's label (its window, its key) and then by the table's own index."""
     import pandas as pd
 
     found: dict[str, pd.DataFrame] = {}
+    items: list[tuple[Any, Any]] = []
     if isinstance(value, list) and value and all(isinstance(row, dict) for row in value):
         found[path] = pd.DataFrame(value)
         if all("window" in row for row in value):
-            inner: dict[str, list[pd.DataFrame]] = {}
-            for row in value:
-                for name, table in _tables({k: v for k, v in row.items() if k != "window"}).items():
-                    inner.setdefault(name, []).append(table.assign(window=row["window"]))
-            found.update({f"{path}.{name}": pd.concat(tables) for name, tables in inner.items()})
+            items = [(row["window"], {k: v for k, v in row.items() if k != "window"}) for row in value]
     elif isinstance(value, dict):
         if value and all(isinstance(row, dict) for row in value.values()):
             found[path] = pd.DataFrame.from_dict(value, orient="index")
+            items = list(value.items())
         for key, item in value.items():
             found.update(_tables(item, f"{path}.{key}" if path else str(key)))
+    inner: dict[str, dict[Any, pd.DataFrame]] = {}
+    for label, item in items:
+        for name, table in _tables(item).items():
+            inner.setdefault(name, {})[label] = table
+    level = path.rsplit(".", 1)[-1] or "key"
+    for name, tables in inner.items():
+        if len(tables) == len(items) > 1:  # a table every item has
+            combined = pd.concat(tables)
+            found[f"{path}.{name}"] = combined.set_axis(combined.index.set_names(level, level=0))
     return found
 
 
@@ -130,19 +138,19 @@ class Reading:
 
 
 WINDOWS = ("nvtx", "time_range", "per_nvtx", "by_nvtx")  # the window keywords (the CLI's --range is time_range)
+ONE_WINDOW = ("nvtx", "time_range", "by_nvtx")  # those of an answer that is one page or one comparison
 
-# The keyword of each command-line flag an error may name: the analyses' options, then the flags every capture
+# The keyword of each command-line flag a message may name: the analyses' options, then the flags every capture
 # command has (a flag with no keyword here, --abba, stays as it is).
-KEYWORDS = {option.flag: option.name for analysis in (*registry.CAPTURE_COMMANDS, registry.AUDIT, registry.REPORT,
-                                                      registry.TIMELINE, registry.NCU, registry.RANKS,
-                                                      registry.COMPARE) for option in analysis.options} | {
+KEYWORDS = {option.flag: option.name for analysis in registry.ALL for option in analysis.options} | {
     "--nvtx": "nvtx", "--range": "time_range", "--per-nvtx": "per_nvtx", "--by-nvtx": "by_nvtx",
     "--kern-exec": "kern_exec", "--api-trace": "api_trace", "--nvtx-trace": "nvtx_trace", "--ncu": "ncu",
-    "--rules": "rules", "--families": "families", "--findings-dir": "findings", "--findings": "with_findings",
+    "--rules": "rules", "--families": "families", "--findings-dir": "findings", "--findings": "findings",
     "--fail-on": "fail_on", "--db": "db", "--cache-dir": "cache_dir", "--no-cache": "cache=False", "--nsys": "nsys",
     "--output": "output", "-o": "output"}
-# a flag, and the space before a value it is given ('abc', FOLDER): `--range 'abc'` reads `time_range='abc'`
-_FLAG = re.compile(r"(?<![\w-])(?P<flag>--[a-z][a-z-]*|-o)(?![\w-])(?P<valued> (?=['\"A-Z]))?")
+# a flag, and the space before a value given after it ('abc', FOLDER, 1200:): `--range 'abc'` reads
+# `time_range='abc'`
+_FLAG = re.compile(r"(?<![\w-])(?P<flag>--[a-z][a-z-]*|-o)(?![\w-])(?P<valued> (?=['\"A-Z0-9]))?")
 
 
 def keywords_named(message: str) -> str:
@@ -157,19 +165,19 @@ def keywords_named(message: str) -> str:
 
 
 def _keywords_in_errors(method: Callable[P, R]) -> Callable[P, R]:
-    """`method`, its errors and warnings naming keywords where the command's would name flags."""
+    """`method`, its errors (of the same type) and warnings naming keywords where the command's name flags."""
     @functools.wraps(method)
     def named(*args: P.args, **kwargs: P.kwargs) -> R:
         try:
             found = method(*args, **kwargs)
         except InputError as exc:
-            raise InputError(keywords_named(str(exc))) from None
+            exc.args = (keywords_named(str(exc)),)
+            raise
         if isinstance(found, Answer):
             return replace(found, warnings=tuple(keywords_named(w) for w in found.warnings))
         return found
 
     return named
-ONE_WINDOW = ("nvtx", "time_range", "by_nvtx")  # those of an answer that is one page or one comparison
 
 
 def _options(analysis: registry.Analysis, given: dict[str, Any], keywords: tuple[str, ...] = ()) -> dict[str, Any]:
@@ -263,6 +271,13 @@ class Capture:
             raise InputError(f"fail_on={fail_on!r}: one of {', '.join(SEVERITIES)}")
         return self._analysed(registry.FINDINGS, _windows(nvtx, time_range, per_nvtx, by_nvtx), options,
                               fail_on=fail_on, extra=("fail_on",))
+
+    @_keywords_in_errors
+    def critical_path(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
+                      by_nvtx: str | None = None, **options: Any) -> Answer:
+        """The chain of waits that ends at the GPU span's end, and what it is made of (`nsight-ingest
+        critical-path`)."""
+        return self._analysed(registry.CRITICAL_PATH, _windows(nvtx, time_range, per_nvtx, by_nvtx), options)
 
     @_keywords_in_errors
     def audit(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,

@@ -366,7 +366,6 @@ def query(
     fmt: Annotated[QueryFormat, typer.Option("--format", help="output format")] = QueryFormat.table,
 ) -> None:
     """Run your own SQL on a persisted store (read-only)."""
-
     columns, rows = store.query(db, sql)
     repeated = sorted({c for c in columns if columns.count(c) > 1})
     if fmt is QueryFormat.json and repeated:  # a JSON object would keep one of them

@@ -102,6 +102,8 @@ def _each_window(run: Run, analysis: Analysis, request: Request) -> dict[str, An
         if analysis.cacheable:
             store.remember_result(run.con, capture.capture_id, key, result)
     _warn_integrity(run, capture, result)
+    if analysis is CLASSIFY:
+        _hint_rules(run, result)
     if request.fail_on is not None:
         result = findings.gated(result, request.fail_on) if analysis.uses_findings else \
             {**result, "findings": findings.gated(result["findings"], request.fail_on)}
@@ -140,16 +142,17 @@ def parts_of(result: dict[str, Any]) -> list[dict[str, Any]]:
 
 
 def _warn_integrity(run: Run, capture: store.Capture, result: dict[str, Any]) -> None:
-    """Warn of what a result's integrity checks found, of the idle causes its capture cannot tell, and when its
-    component rules leave most of its kernel time unclassified (once, for the first window that shows it)."""
-    parts = parts_of(result)
-    for part in parts:
+    """Warn of what a result's integrity checks found and of the idle causes its capture cannot tell."""
+    for part in parts_of(result):
         if "integrity" in part:
             run.warnings.extend(integrity.warnings(part["integrity"], capture))
         run.warnings.extend(warning for warning in idle.warnings(part, capture) if warning not in run.warnings)
-    hint = next((hint for part in parts if "classification_policy" in part for hint in classify.warnings(part)), None)
-    if hint and hint not in run.warnings:
-        run.warnings.append(hint)
+
+
+def _hint_rules(run: Run, result: dict[str, Any]) -> None:
+    """Say when a classify result's component rules leave most of its kernel time in `other` (over every window
+    of it): a person reading it then wants the kernel families, or rules of their own."""
+    run.warnings.extend(classify.rules_hint(parts_of(result)))
 
 
 def ingest(run: Run, paths: list[str]) -> list[dict[str, Any]]:
@@ -231,6 +234,7 @@ def _one_page(run: Run, analysis: Analysis, request: Request) -> dict[str, Any]:
     launch = answered(LAUNCHES, scope, capture, LAUNCHES.defaults())
     figures = answered(analysis, scope, capture, options)
     _warn_integrity(run, capture, summary)
+    _hint_rules(run, summary)
     groups = None
     if choice.by_nvtx:
         parts = _per_window(run, capture, choice, lambda part: answered(

@@ -18,6 +18,7 @@ from nsight_ingest.analysis import (
     capture_report,
     classify,
     compare,
+    critical_path,
     findings,
     launches,
     ncu,
@@ -179,9 +180,20 @@ REPORT = Analysis(
              *THRESHOLDS),
     scopes="one page", takes_ncu=True, cacheable=False)
 
+CRITICAL_PATH = Analysis(
+    "critical-path", "The critical path: the chain of waits through the capture's dependency graph (GPU operations, "
+    "CPU calls, stream order, launches, program order, synchronization) that ends at the GPU span's end; what it is "
+    "made of and the nodes that hold most of it.",
+    critical_path.answer, critical_path.print_table,
+    modules=("scope.summary", "graph.composition", "graph.path_nodes", "graph.size"),
+    keys=("source_gpu_trace", "span_ns", "critical_path_ns", "composition", "composition_percent", "gpu_by_family",
+          "gpu_by_component", "nodes", "graph", "stopped", "inputs", "rule_set"),
+    options=(Option("top", "--top", 10, "how many of the nodes that hold the most of the path to list", minimum=1,
+                    maximum=MOST),))
+
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand; `timeline` writes a
 # file and has a command of its own).
-CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY, FINDINGS)
+CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY, FINDINGS, CRITICAL_PATH)
 
 # Analyses of other inputs (the pipeline answers them as their `scopes` say).
 NCU = Analysis(
@@ -235,3 +247,6 @@ ABBA = Analysis(
     options=(Option("warmup", "--warmup", 2, "first updates of each trial to drop", minimum=0, maximum=MOST),
              Option("final", "--final", 1, "last updates of each trial to drop", minimum=0, maximum=MOST)),
     inputs="timings", scopes="each side", windows=False, uses_rules=False, cacheable=False)
+
+# Every analysis, for what holds of them all (their flags' keywords, the modules they read).
+ALL = (*CAPTURE_COMMANDS, AUDIT, TIMELINE, REPORT, NCU, RANKS, COMPARE, ABBA)

@@ -41,9 +41,10 @@ _COLUMN = re.compile(rf"^--\s{{2,}}(?P<name>\w+)\s+(?P<type>{_TYPE})(?:\s+(?P<do
 _CONTINUED = re.compile(r"^--\s{8,}(?P<doc>\S.*?)\s*$")  # a column's description going on, indented deeper
 _FILLED_BY = re.compile(r"^--\s*filled by:\s*(?P<module>[\w.]+)", re.M)
 _COMPUTED_BY = re.compile(r"^--\s*computed by:\s*(?P<module>[\w.]+)", re.M)
-_ACCESS = re.compile(r"^--\s*access:\s*(?P<access>\w+)\s*$", re.M)
-_UNIQUE = re.compile(r"^--\s*unique:\s*(?P<columns>.*?)\s*$", re.M)
-_NOT_NULL = re.compile(r"^--\s*not null:\s*(?P<columns>.*?)\s*$", re.M)
+# declarations start one space after the dashes: a column's meaning, indented deeper, never reads as one
+_ACCESS = re.compile(r"^-- ?access:\s*(?P<access>\w+)\s*$", re.M)
+_UNIQUE = re.compile(r"^-- ?unique:\s*(?P<names>.*?)\s*$")
+_NOT_NULL = re.compile(r"^-- ?not null:\s*(?P<names>.*?)\s*$")
 ACCESS = ("public", "private")
 
 
@@ -95,12 +96,12 @@ def _header(text: str) -> list[str]:
     return lines
 
 
-def _requirements(header: list[str]) -> list[str]:
-    """The text of each `-- requires:` line, with the comment lines that go on with it (a list ending in a comma
-    goes on on the next line)."""
+def _lists(header: list[str], declaration: re.Pattern = _REQUIRES) -> list[str]:
+    """The text of each line of a declaration (`-- requires:` by default), with the comment lines that go on with
+    it (a list ending in a comma goes on on the next line)."""
     found = []
     for index, line in enumerate(header):
-        if declared := _REQUIRES.match(line):
+        if declared := declaration.match(line):
             text, following = declared["names"], iter(header[index + 1:])
             while text.endswith(",") and (more := next(following, None)) is not None:
                 text = f"{text} {more.removeprefix('--').strip()}"
@@ -116,7 +117,7 @@ def module(name: str) -> Module:
         raise ModuleError(f"no SQL module {name!r} (looked for {path})")
     text = path.read_text(encoding="utf-8")
     header = _header(text)
-    requires = tuple(name.strip() for text in _requirements(header) for name in text.split(",") if name.strip())
+    requires = tuple(name for text in _lists(header) for name in _names(text))
     creates, columns, output_seen = None, [], False
     for line in header:
         if output_seen:
@@ -135,18 +136,19 @@ def module(name: str) -> Module:
     text_of_header = "\n".join(header)
     filled, computed = _FILLED_BY.search(text_of_header), _COMPUTED_BY.search(text_of_header)
     access = _ACCESS.search(text_of_header)
-    unique = tuple(_names(found["columns"]) for found in _UNIQUE.finditer(text_of_header))
-    not_null = tuple(c for found in _NOT_NULL.finditer(text_of_header) for c in _names(found["columns"]))
-    declared = {c for key in unique for c in key} | set(not_null)
-    if (access and access["access"] not in ACCESS) or not declared <= {c.name for c in columns}:
-        raise ModuleError(f"{path}: 'access:' is public or private, and 'unique:' and 'not null:' name documented "
-                          f"columns")
+    unique = tuple(_names(text) for text in _lists(header, _UNIQUE))
+    not_null = tuple(name for text in _lists(header, _NOT_NULL) for name in _names(text))
+    if access and access["access"] not in ACCESS:
+        raise ModuleError(f"{path}: 'access: {access['access']}': give public or private")
+    if undocumented := sorted(({c for key in unique for c in key} | set(not_null)) - {c.name for c in columns}):
+        raise ModuleError(f"{path}: 'unique:' or 'not null:' names {', '.join(undocumented)}, not documented columns")
     return Module(name, path, requires, creates, tuple(columns), filled["module"] if filled else None, text,
                   computed["module"] if computed else None, access["access"] if access else None, unique,
                   not_null)
 
 
 def _names(text: str) -> tuple[str, ...]:
+    """The names of a comma-separated list."""
     return tuple(name.strip() for name in text.split(",") if name.strip())
 
 

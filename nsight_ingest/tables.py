@@ -14,7 +14,7 @@ if TYPE_CHECKING:
 
 
 def escape(text: str) -> str:
-    """`text` with rich markup escaped (rich is imported only when a table is printed: JSON output starts faster)."""
+    """`text` with rich markup escaped."""
     from rich.markup import escape as rich_escape
 
     return rich_escape(text)
@@ -46,8 +46,8 @@ def print_windows(result: dict[str, Any], console: Console | None = None) -> Non
     console = console or new_console(width=150)
     grouped = "groups" in result
     parts = result["groups"] if grouped else {p.get("window"): p for p in result["windows"]}
-    title = f"--by-nvtx {result['by_nvtx']}" if grouped else f"--per-nvtx {result['per_nvtx']}"
-    table = grid(title=escape(f"{title}: {len(parts)} {'groups' if grouped else 'windows'}"))
+    chosen = f"--by-nvtx {result['by_nvtx']}" if grouped else f"--per-nvtx {result['per_nvtx']}"
+    table = grid(title=escape(f"{chosen}: {len(parts)} {'groups' if grouped else 'windows'}"))
     for column in ("group" if grouped else "window", "ranges", "start ms", "range ms", "span ms", "kernels",
                    "kernel ms", "busy %", "largest gap ms"):
         table.add_column(column, justify="left" if column in ("group", "window") else "right", overflow="fold")

@@ -58,9 +58,10 @@ def test_per_nvtx_frames_hold_every_window():
     answer = nsight_ingest.open(GRAPH, cache=False).classify(per_nvtx="step.*")
     windows = answer.to_dict()["windows"]
     components = answer.frames()["windows.components"]
-    assert list(dict.fromkeys(components["window"])) == [w["window"] for w in windows]
+    assert components.index.is_unique and components.index.names == ["windows", None]
+    assert list(dict.fromkeys(components.index.get_level_values(0))) == [w["window"] for w in windows]
     for window in windows:  # each window's components add up to its kernel time
-        mine = components[components["window"] == window["window"]]
+        mine = components.loc[window["window"]]
         assert list(mine.index) == list(window["components"])
         assert mine["milliseconds"].sum() == pytest.approx(window["kernel_time_ns"] / 1e6)
 
@@ -73,7 +74,7 @@ def test_errors_name_keywords_not_flags():
     with pytest.raises(InputError, match=r"^choose one of nvtx, time_range, per_nvtx, by_nvtx"):
         capture.classify(nvtx="a", per_nvtx="b")
     llm = nsight_ingest.open(LLM, cache=False).classify()  # the bundled DiT rules leave its kernels in other
-    assert any("rules=FOLDER gives components of your own" in warning for warning in llm.warnings)
+    assert any("rules=FOLDER takes components of your own" in warning for warning in llm.warnings)
 
 
 def test_the_connection_holds_the_capture(tmp_path):

@@ -15,7 +15,7 @@ from tests.conftest import DATA, SAMPLES
 
 GPU = str(SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv")
 NCU = str(DATA / "ncu" / "h200_dit_raw_metrics.csv")
-ALL = [*registry.CAPTURE_COMMANDS, registry.AUDIT, registry.NCU, registry.RANKS, registry.COMPARE, registry.ABBA]
+ALL = registry.ALL
 
 
 def new_run() -> runs.Run:

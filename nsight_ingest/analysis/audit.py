@@ -15,7 +15,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The rules audit of one capture (options: `top` unmatched names to list)."""
     rule_set: RuleSet = scope.context.rule_set

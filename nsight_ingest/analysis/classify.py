@@ -237,20 +237,24 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     return result
 
 
-# The share of kernel time in `other` above which the component rules say little of a capture: they were written
-# for another workload (the bundled ones name the kernels of DiT blocks: SageAttention, NVFP4 GEMMs, norms).
+# The share of kernel time in `other` above which the component rules say little of a capture: they name few of its
+# kernels (the bundled ones name those of DiT blocks: SageAttention, NVFP4 GEMMs, norms).
 MOSTLY_OTHER_PERCENT = 90.0
 
 
-def warnings(result: dict[str, Any]) -> list[str]:
-    """A hint when the component rules left most of the kernel time in `other`."""
-    other = (result.get("components") or {}).get("other") or {}
-    share = other.get("percent_of_kernel_time")
+def rules_hint(parts: list[dict[str, Any]]) -> list[str]:
+    """A hint when the component rules leave most of the kernel time of these classify results (a capture, or its
+    windows together) in `other`."""
+    other = sum(part["components"].get("other", {}).get("milliseconds", 0.0) for part in parts)
+    total = sum(part["kernel_time_ns"] for part in parts) / 1e6
+    share = percent(other, total)
     if share is None or share < MOSTLY_OTHER_PERCENT:
         return []
-    return [f"{result['source_gpu_trace']}: the component rules ({result['rule_set']['path']}) leave {share:.1f}% of "
-            f"the kernel time in 'other': they were written for another workload. The kernel families (families) "
-            f"split the time on any workload; --rules FOLDER gives components of your own (docs/rules.md)"]
+    first = parts[0]
+    return [f"{first['source_gpu_trace']}: the component rules ({first['rule_set']['path']}) leave {share:.1f}% of "
+            f"the kernel time in 'other': they name few of its kernels. The kernel families split the time on any "
+            f"workload (`families` in the JSON, the families table); --rules FOLDER takes components of your own "
+            f"(docs: Writing rules)"]
 
 
 def _summary_lines(title: str, s: dict[str, Any]) -> list[str]:

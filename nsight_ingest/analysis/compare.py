@@ -17,7 +17,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-
 def _delta(a: float | None, b: float | None) -> dict[str, float | None]:
     if a is None or b is None:
         return {"a": a, "b": b, "delta": None, "delta_percent": None}

@@ -26,7 +26,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-
 def _gaps(row: dict[str, Any] | None) -> dict[str, Any]:
     return {**percentiles(row), "positive_gap_count": int((row or {}).get("positive_gap_count") or 0),
             "total_ns": int((row or {}).get("total_ns") or 0)}

@@ -14,7 +14,6 @@ if TYPE_CHECKING:
     from rich.console import Console
 
 
-
 def delays(scope: Scope, capture: Capture) -> dict[str, Any] | None:
     """Queued and not-queued kernels, the total queue time and its percentiles; None without a kern_exec trace."""
     if capture.kern_exec is None:

@@ -3,7 +3,7 @@
 -- requires: scope.kernels, scope.names, classify.kernel_classes
 -- access: public
 -- unique: name
--- not null: name, launches, time_ns
+-- not null: launches, time_ns
 -- returns: rows
 --   name                VARCHAR  kernel name (NULL on the one row of a scope where every kernel matched a rule)
 --   launches            BIGINT   its kernels

@@ -4,7 +4,7 @@
 -- requires: history.rows
 -- access: private
 -- unique: capture, metric, component, kernel
--- not null: capture, metric, value
+-- not null: capture, metric
 -- creates: metric_baselines
 --   capture          VARCHAR  capture name
 --   metric           VARCHAR  metric name

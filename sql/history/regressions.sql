@@ -6,7 +6,7 @@
 -- requires: history.baselines, history.metric_directions
 -- access: public
 -- unique: capture, metric, component, kernel
--- not null: capture, metric, value, regressed
+-- not null: capture, metric, regressed
 -- returns: rows
 --   capture          VARCHAR  capture name
 --   metric           VARCHAR  metric name

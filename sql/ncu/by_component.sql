@@ -14,8 +14,8 @@
 --   memory_bound_ns        HUGEINT  memory-bound (ns)
 --   latency_bound_ns       HUGEINT  latency-bound (ns)
 --   balanced_ns            HUGEINT  balanced (ns)
---   sm_throughput_pct      DOUBLE   time-weighted SM throughput of the profiled part (% of peak; Kahan-summed: the
---                                   order rows arrive in cannot change its last digits)
+--   sm_throughput_pct      DOUBLE   time-weighted SM throughput of the profiled part (% of peak; Kahan-summed: the order
+--                                   rows arrive in hardly moves its last digits)
 --   memory_throughput_pct  DOUBLE   time-weighted memory throughput of the profiled part (% of peak)
 WITH profiled AS (
     SELECT kernel_key(kernel_name) AS key,

@@ -5,7 +5,7 @@
 -- requires: scope.capture_ops, scope.capture_launches, scope.capture_api_calls
 -- access: private
 -- unique: device, pid
--- not null: device, pid
+-- not null: device
 -- creates: device_processes
 --   device  VARCHAR  device label
 --   pid     BIGINT   process id (NULL when the export gives none)

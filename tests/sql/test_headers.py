@@ -171,15 +171,47 @@ def test_declared_checks_hold(inputs, name):
         assert all(row[column] is not None for row in rows), f"{name}: {column} is NULL in a row"
 
 
+CAPTURE_FAMILIES = ("scope", "classify", "launches", "idle", "communication", "memory", "audit", "timeline", "graph")
+
+
+@pytest.mark.parametrize("path", [SAMPLES / "h200_llm_serve.sqlite", SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv",
+                                  DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite"],
+                         ids=["llm_sqlite", "dit_csv", "two_gpus"])
+def test_declared_checks_hold_on_the_samples(path):
+    """The capture modules' checks on whole real captures of other forms: an export with API and NVTX traces, a CSV
+    set, two GPUs."""
+    run = runs.Run(store.connect(details=True), load_rule_set())
+    scope = runs.capture_scope(run, runs.open_capture(run, CaptureFiles(str(path))))
+    params = {"top": 5, "device": None, "calls": 3, "latency_below": 60, "bound_at_least": 70, "dominance": 1.2,
+              "bins": 10, "count": 5, "parts": 3, "from_ns": 0, "to_ns": 2**62, "before_ns": 2**62,
+              "per_decade": 4}
+    skipped = {*runs.WINDOW_SUBSTITUTES.values(), "scope.ncu_ops", "scope.nvtx_ranges", "timeline.groups"}
+    checked = 0
+    for found in sqlcatalog.all_modules():
+        if found.name.split(".")[0] not in CAPTURE_FAMILIES or found.name in skipped or not (
+                found.unique or found.not_null):
+            continue
+        if found.creates:
+            scope.build(found.name)
+            rows = run.con.sql(f"SELECT * FROM {found.creates}").to_arrow_table().to_pylist()
+        else:
+            rows = scope.rows(found.name, **params)
+        for key in found.unique:
+            values = [tuple(row[c] for c in key) for row in rows]
+            assert len(set(values)) == len(values), f"{found.name}: two rows share ({', '.join(key)})"
+        for column in found.not_null:
+            assert all(row[column] is not None for row in rows), f"{found.name}: {column} is NULL in a row"
+        checked += bool(rows)
+    assert checked >= 30  # most checked modules have rows on a real capture
+
+
 def test_what_answers_and_rules_read_is_public():
     """The modules an answer, a finding rule's evidence or a classification rule reads are public: their columns
     are a contract."""
     from nsight_ingest import registry
     from nsight_ingest.analysis import findings
 
-    read = {m for analysis in (*registry.CAPTURE_COMMANDS, registry.AUDIT, registry.TIMELINE, registry.REPORT,
-                               registry.NCU, registry.RANKS, registry.COMPARE, registry.ABBA)
-            for m in analysis.modules}
+    read = {m for analysis in registry.ALL for m in analysis.modules}
     read |= {item.module for item in findings.EVIDENCE} | {"classify.kernel_names", "classify.kernel_contexts"}
     assert {name for name in read if sqlcatalog.module(name).access != "public"} == set()
 
@@ -252,10 +284,20 @@ def test_a_header_parses_types_and_declarations(sql_root):
     assert (found.access, found.unique, found.not_null) == ("public", (("x", "y"), ("z",)), ("x",))
 
 
-@pytest.mark.parametrize("declaration", ["-- access: open", "-- unique: x, w", "-- not null: w"])
-def test_a_broken_declaration_is_a_bug(sql_root, declaration):
+def test_a_declared_list_goes_on_and_a_meaning_is_no_declaration(sql_root):
+    sql_root({"a/one": "-- not null: x,\n--   y\n-- returns: rows\n--   x  BIGINT  a column\n"
+                       "--   y  BIGINT  another, of the\n--            unique: kind\n"})
+    found = sqlcatalog.module("a.one")
+    assert (found.not_null, found.unique) == (("x", "y"), ())
+    assert found.columns[1].doc == "another, of the unique: kind"
+
+
+@pytest.mark.parametrize(("declaration", "said"), [
+    ("-- access: open", "'access: open': give public or private"),
+    ("-- unique: x, w", "names w, not documented columns"), ("-- not null: w, v", "names v, w, not documented")])
+def test_a_broken_declaration_is_a_bug(sql_root, declaration, said):
     sql_root({"a/one": f"{declaration}\n-- returns: rows\n--   x  BIGINT  a column\n"})
-    with pytest.raises(sqlcatalog.ModuleError, match=r"access:.*unique:.*not null:"):
+    with pytest.raises(sqlcatalog.ModuleError, match=said):
         sqlcatalog.module("a.one")
 
 

@@ -1,0 +1,115 @@
+"""The critical path of a capture or window: the chain of waits through its dependency graph (sql/graph/) that ends
+at the GPU span's end, what it is made of, and the nodes that hold most of it."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from nsight_ingest.analysis import inputs_block, percent, rule_set_block
+from nsight_ingest.errors import EmptyScope
+from nsight_ingest.sqlmodules import Scope
+from nsight_ingest.store import Capture
+from nsight_ingest.tables import escape, grid, new_console, title
+from nsight_ingest.text import ms, pct
+
+if TYPE_CHECKING:
+    from rich.console import Console
+
+# The parts of the path, each the time of the path's segments of these categories (graph.critical_path); they add
+# up to the path's length. Kernels of the communication family are apart from the others.
+COMPOSITION = {
+    "gpu_kernels": ("kernel",),
+    "communication": (),  # kernels of the communication family
+    "memory_transfer": ("memcpy", "memset", "other"),
+    "launch_calls": ("launch_call",),
+    "launch_latency": ("launch_latency",),
+    "cpu_api": ("api_call",),
+    "cpu_work": ("cpu_work",),
+    "synchronization": ("sync_call", "synchronization"),
+    "gpu_gap": ("gpu_gap",),
+    "idle": ("idle",),
+}
+COMMUNICATION = "communication"  # the kernel family whose time on the path is communication
+
+
+def _part(category: str, family: str | None) -> str:
+    if category == "kernel" and family == COMMUNICATION:
+        return "communication"
+    return next(part for part, categories in COMPOSITION.items() if category in categories)
+
+
+def missing_edges(capture: Capture) -> list[str]:
+    """What the capture's graph lacks, and why (its inputs, or what the graph does not model yet)."""
+    missing = []
+    if capture.api is None:
+        missing.append("no cuda_api_trace: the CPU calls are the kern_exec trace's launch calls (no synchronization "
+                       "or other API calls, no sync edges)" if capture.kern_exec else
+                       "no cuda_api_trace or kern_exec trace: no CPU calls; the graph is the streams' order alone")
+    missing.append("CUDA event waits between streams and collectives between GPUs are not edges yet: a wait on "
+                   "another stream or GPU reads as gpu_gap or idle")
+    return missing
+
+
+def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
+    """The critical path of one capture or window: its length (the GPU span), its composition, its top nodes."""
+    window = scope.context.window
+    summary = next(row for row in scope.rows("scope.summary") if row["device"] is None)
+    if not summary["gpu_operation_count"]:
+        raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
+    span = int(summary["gpu_span_ns"])
+    rows = scope.rows("graph.composition")
+    composition = dict.fromkeys(COMPOSITION, 0)
+    by_family: dict[str, int] = {}
+    by_component: dict[str, int] = {}
+    for row in rows:
+        time_ns = int(row["time_ns"])
+        composition[_part(row["category"], row["family"])] += time_ns
+        if row["category"] == "kernel":
+            by_family[row["family"] or "other"] = by_family.get(row["family"] or "other", 0) + time_ns
+            by_component[row["component"] or "other"] = by_component.get(row["component"] or "other", 0) + time_ns
+    length = sum(composition.values())
+    size = scope.rows("graph.size")
+    return {
+        "source_gpu_trace": capture.gpu_trace.path,
+        **({"window": window.label} if window else {}),
+        "span_ns": span,
+        "critical_path_ns": length,
+        "composition": composition,
+        "composition_percent": {part: percent(ns, length) for part, ns in composition.items()},
+        "gpu_by_family": dict(sorted(by_family.items(), key=lambda item: -item[1])),
+        "gpu_by_component": dict(sorted(by_component.items(), key=lambda item: -item[1])),
+        "nodes": [{"category": row["category"], "name": row["name"], "short_name": row["short_name"],
+                   "time_ns": int(row["time_ns"]), "percent_of_path": percent(row["time_ns"], length),
+                   "segments": row["segments"]}
+                  for row in scope.rows("graph.path_nodes", top=options["top"])],
+        "graph": {"nodes": {r["kind"]: r["count"] for r in size if r["part"] == "nodes"},
+                  "edges": {r["kind"]: r["count"] for r in size if r["part"] == "edges"},
+                  "missing": missing_edges(capture)},
+        "stopped": bool(scope.con.execute("SELECT bool_or(stopped) FROM graph_critical_path").fetchone()[0]),
+        "inputs": inputs_block(capture.roles()),
+        "rule_set": rule_set_block(scope.context),
+    }
+
+
+def print_table(result: dict[str, Any], console: Console | None = None) -> None:
+    """The path's length and composition, and its top nodes."""
+    console = console or new_console(width=150)
+    console.print(f"[bold]{escape(title('critical-path', result))}[/bold]", highlight=False)
+    console.print(f"GPU span {ms(result['span_ns'])} ms; critical path {ms(result['critical_path_ns'])} ms",
+                  highlight=False)
+    parts = grid(title="composition of the critical path")
+    for column in ("part", "ms", "% of path"):
+        parts.add_column(column, justify="left" if column == "part" else "right")
+    for part, time_ns in result["composition"].items():
+        if time_ns:
+            parts.add_row(part.replace("_", " "), ms(time_ns), pct(result["composition_percent"][part]))
+    console.print(parts)
+    nodes = grid(title="what holds the path (a wait counts for the node that waited)")
+    for column in ("category", "name", "ms", "% of path", "segments"):
+        nodes.add_column(column, justify="left" if column in ("category", "name") else "right", overflow="fold")
+    for node in result["nodes"]:
+        nodes.add_row(node["category"], escape(node["short_name"]), ms(node["time_ns"]),
+                      pct(node["percent_of_path"]), f"{node['segments']:,}")
+    console.print(nodes)
+    for line in result["graph"]["missing"]:
+        console.print(escape(f"graph: {line}"), highlight=False)

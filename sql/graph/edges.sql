@@ -1,0 +1,61 @@
+-- The edges of the scope's dependency graph: what each node waited for. A GPU operation waits for the one before
+-- it on its stream (stream) and for the CPU call that launched it (launch: the call with its correlation id, made
+-- by a process working on its device; without an API trace, the kern_exec launch row of the kernel). A CPU call
+-- waits for the call before it on its thread (program). A call's end waits for a GPU operation that ended while it
+-- ran (sync, at_end): one it caused (a synchronous memcpy), or for a host synchronization call, the last
+-- operation of its process's devices to end before it returned (nsys exports say not which stream or event it
+-- waited for). CUDA event dependencies between streams and collectives between GPUs are not edges.
+-- requires: graph.nodes, scope.launches, scope.ops, scope.device_processes
+-- access: public
+-- not null: src, dst, kind, ready_ns, at_end
+-- creates: graph_edges
+--   src       BIGINT   the node waited for (graph_nodes.node_id)
+--   dst       BIGINT   the node that waits
+--   kind      VARCHAR  stream, launch, program or sync
+--   ready_ns  BIGINT   when src let dst go on (ns): its end, or for a launch the call's start
+--   at_end    BOOLEAN  the edge holds back dst's end (sync), not its start
+CREATE OR REPLACE TEMP TABLE graph_edges AS
+WITH gpu AS (
+    SELECT * FROM graph_nodes WHERE on_gpu
+),
+cpu AS (
+    SELECT * FROM graph_nodes WHERE NOT on_gpu
+),
+ordered AS (  -- consecutive operations of a stream, consecutive calls of a thread
+    SELECT lag(node_id) OVER w AS src, node_id AS dst, 'stream' AS kind, lag(end_ns) OVER w AS ready_ns
+    FROM gpu WINDOW w AS (PARTITION BY device, stream_id ORDER BY start_ns, end_ns, node_id)
+    UNION ALL
+    SELECT lag(node_id) OVER w, node_id, 'program', lag(end_ns) OVER w
+    FROM cpu WINDOW w AS (PARTITION BY pid, tid ORDER BY start_ns, end_ns, node_id)
+),
+caused AS (  -- a CPU call and a GPU operation it caused
+    SELECT c.node_id AS call, c.start_ns AS call_start_ns, c.end_ns AS call_end_ns, g.node_id AS op,
+           g.end_ns AS op_end_ns
+    FROM cpu c
+    JOIN gpu g ON g.corr_id = c.corr_id
+    JOIN device_processes p ON p.device = g.device AND p.pid IS NOT DISTINCT FROM c.pid
+    UNION ALL
+    SELECT c.node_id, c.start_ns, c.end_ns, o.op_id, o.end_ns
+    FROM scope_launches l
+    JOIN cpu c
+      ON c.corr_id IS NULL AND c.start_ns = l.api_start_ns AND c.end_ns = l.api_end_ns
+     AND c.pid IS NOT DISTINCT FROM l.pid AND c.tid IS NOT DISTINCT FROM l.tid AND c.name = l.api_function
+    JOIN scope_ops o ON o.op_kind = 'kernel' AND coalesce(o.device_index, 0) = l.device_index
+     AND o.start_ns = l.kernel_start_ns
+),
+synchronizing AS (  -- each host synchronization call on each device its process works on
+    SELECT c.node_id, c.start_ns, c.end_ns, p.device
+    FROM cpu c JOIN device_processes p ON p.pid IS NOT DISTINCT FROM c.pid
+    WHERE c.category = 'sync_call'
+),
+awaited AS (  -- the last operation of the device to end before the call returned
+    SELECT g.node_id AS src, s.node_id AS dst, g.end_ns AS ready_ns, s.start_ns
+    FROM synchronizing s ASOF JOIN gpu g ON g.device = s.device AND s.end_ns >= g.end_ns
+)
+SELECT src, dst, kind, ready_ns, false AS at_end FROM ordered WHERE src IS NOT NULL
+UNION ALL
+SELECT call, op, 'launch', call_start_ns, false FROM caused
+UNION ALL
+SELECT op, call, 'sync', op_end_ns, true FROM caused WHERE op_end_ns > call_start_ns AND op_end_ns <= call_end_ns
+UNION ALL
+SELECT src, dst, 'sync', ready_ns, true FROM awaited WHERE ready_ns > start_ns;

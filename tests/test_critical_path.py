@@ -1,0 +1,106 @@
+"""The critical-path command: the dependency graph of a hand-built capture and its path, worked out by hand; on the
+real samples the path's segments tile the GPU span (checked against plain SQL over the store)."""
+
+from __future__ import annotations
+
+import duckdb
+import pytest
+
+from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, launch_row, write
+
+API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
+GEMM = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>(T1::Params)"
+ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)"
+
+# One thread, one stream (ns):
+#   c1 cudaLaunchKernel [0,10) -> K1 gemm [20,120)
+#   c2 cudaLaunchKernel [30,40) -> K2 all-reduce [120,280) (it waits for K1 on the stream, not for c2)
+#   c3 cudaStreamSynchronize [50,300): returns 20 ns after K2, the last operation to end before it returned
+#   c4 cudaLaunchKernel [320,330) -> K3 gemm [350,400) (it waits for c4: 30 ns of launch latency)
+# The path, back from K3: K3 50, launch latency 30, c4's start, CPU work 20 after c3 returned, c3's 20 ns after K2
+# ended (synchronization), K2 160, K1 100 (reached by stream order): 380 = the GPU span [20,400).
+KERNELS = [(20, 100, 11, GEMM), (120, 160, 12, ALL_REDUCE), (350, 50, 14, GEMM)]
+CALLS = [(0, 10, "cudaLaunchKernel", 11), (30, 10, "cudaLaunchKernel", 12), (50, 250, "cudaStreamSynchronize", 13),
+         (320, 10, "cudaLaunchKernel", 14)]
+
+
+def gpu_row(start: int, duration: int, corr_id: int, name: str) -> str:
+    return f'{start},{duration},{corr_id},1,1,1,128,1,1,32,0.000,0.000,,,,,NVIDIA H200 (0),1,,7,"{name}"'
+
+
+def capture(folder, api: bool = True, kern_exec: bool = False):
+    """The hand-built capture's CSV set in `folder`."""
+    gpu = write(folder / "cp_cuda_gpu_trace.csv", GPU_HEADER, [gpu_row(*kernel) for kernel in KERNELS])
+    if api:
+        write(folder / "cp_cuda_api_trace.csv", API_HEADER,
+              [f"{s},{d},{name},0,{corr},1,1,20,python" for s, d, name, corr in CALLS])
+    if kern_exec:
+        launches = [(0, 10, 20, 100, GEMM), (30, 10, 120, 160, ALL_REDUCE), (320, 10, 350, 50, GEMM)]
+        write(folder / "cp_cuda_kern_exec_trace.csv", KERN_EXEC_HEADER, [launch_row(*row) for row in launches])
+    return gpu
+
+
+def test_the_hand_built_path(tmp_path, run_cli):
+    result = run_cli("critical-path", capture(tmp_path))
+    assert result.code == 0, result.err
+    out = result.json()
+    assert (out["span_ns"], out["critical_path_ns"]) == (380, 380)
+    assert out["composition"] == {"gpu_kernels": 150, "communication": 160, "memory_transfer": 0, "launch_calls": 0,
+                                  "launch_latency": 30, "cpu_api": 0, "cpu_work": 20, "synchronization": 20,
+                                  "gpu_gap": 0, "idle": 0}
+    assert out["composition_percent"]["communication"] == pytest.approx(100 * 160 / 380)
+    assert out["gpu_by_family"] == {"communication": 160, "gemm": 150}
+    assert out["gpu_by_component"] == {"other": 310}
+    assert [(n["category"], n["short_name"], n["time_ns"], n["segments"]) for n in out["nodes"]] == [
+        ("kernel", "ncclDevKernel_AllReduce_Sum_bf16_RING_LL", 160, 1), ("kernel", "Kernel2", 150, 2),
+        ("launch_latency", "Kernel2", 30, 1), ("cpu_work", "cudaLaunchKernel", 20, 1),
+        ("synchronization", "cudaStreamSynchronize", 20, 1)]
+    assert out["graph"]["nodes"] == {"cpu": 4, "gpu": 3}
+    # stream K1->K2->K3; program c1->c2->c3->c4; launches c1, c2, c4; c3 waited for K2
+    assert out["graph"]["edges"] == {"launch": 3, "program": 3, "stream": 2, "sync": 1}
+    assert out["stopped"] is False
+    table = run_cli("critical-path", capture(tmp_path), "--format", "table").out
+    assert "launch latency" in table and "cudaStreamSynchronize" in table
+
+
+def test_a_window_has_its_own_path(tmp_path, run_cli):
+    """In the window [300,400) the GPU span is K3's [350,400): the path is K3 alone."""
+    out = run_cli("critical-path", capture(tmp_path), "--range", "300:400").json()
+    assert (out["span_ns"], out["critical_path_ns"]) == (50, 50)
+    assert out["composition"]["gpu_kernels"] == 50 and out["window"]
+
+
+def test_without_an_api_trace_the_graph_is_thinner_and_says_so(tmp_path, run_cli):
+    """With the kern_exec trace alone the CPU calls are the three launch calls: K3 waits for c4 (launch latency 30),
+    c4 for c2 on the thread (CPU work [40,320): the synchronization call is not in the capture), c2 [30,40) for c1
+    (CPU work [20,30) within the span): 50 + 30 + 280 + 10 + 10 = 380. Without any CPU call the path is the
+    stream's kernels and the gap between K2 and K3: 50 + 70 + 160 + 100."""
+    out = run_cli("critical-path", capture(tmp_path, api=False, kern_exec=True)).json()
+    assert out["graph"]["edges"] == {"launch": 3, "program": 2, "stream": 2}
+    assert out["composition"] == {"gpu_kernels": 50, "communication": 0, "memory_transfer": 0, "launch_calls": 10,
+                                  "launch_latency": 30, "cpu_api": 0, "cpu_work": 290, "synchronization": 0,
+                                  "gpu_gap": 0, "idle": 0}
+    assert "no cuda_api_trace" in out["graph"]["missing"][0]
+    (tmp_path / "bare").mkdir()
+    bare = run_cli("critical-path", capture(tmp_path / "bare", api=False)).json()
+    assert bare["graph"]["edges"] == {"stream": 2}
+    assert bare["composition"] == {"gpu_kernels": 150, "communication": 160, "memory_transfer": 0, "launch_calls": 0,
+                                   "launch_latency": 0, "cpu_api": 0, "cpu_work": 0, "synchronization": 0,
+                                   "gpu_gap": 70, "idle": 0}
+    assert "no cuda_api_trace or kern_exec trace" in bare["graph"]["missing"][0]
+
+
+@pytest.mark.parametrize("path", [SAMPLES / "h200_llm_serve.sqlite", SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv",
+                                  DATA / "multi_rank" / "2gpu_mfu_before_nccl.sqlite"],
+                         ids=["llm", "dit_graph", "two_gpus"])
+def test_the_path_tiles_the_span_of_real_captures(tmp_path, run_cli, path):
+    """The path's length is the GPU span, computed here from the store's rows; its composition adds up to it."""
+    db = tmp_path / "store.duckdb"
+    out = run_cli("critical-path", path, "--db", db).json()
+    with duckdb.connect(str(db), read_only=True) as con:
+        (span,) = con.execute("SELECT max(start_ns + duration_ns) - min(start_ns) FROM gpu_ops "
+                              "WHERE duration_ns BETWEEN 0 AND 3600000000000").fetchone()
+    assert out["span_ns"] == out["critical_path_ns"] == span
+    assert sum(out["composition"].values()) == span
+    assert sum(out["gpu_by_family"].values()) == out["composition"]["gpu_kernels"] + out["composition"][
+        "communication"]
