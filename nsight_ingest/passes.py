@@ -453,20 +453,20 @@ def timeline_lanes(rows: Rows) -> Rows:
 
 
 # The category of the wait before a node, by the kind of the edge that held it back.
-PATH_WAITS = {"stream": "gpu_gap", "launch": "launch_latency", "program": "cpu_work", "sync": "synchronization"}
-PATH_IDLE = "idle"  # the time before the path's first node, which nothing in the graph explains
+# What a segment of the critical path is (the pass's `part`; graph.critical_path names each): a node's own time,
+# the wait before its start, the wait before its end (a call that returned after the GPU operation it waited for),
+# the time before the path's first node.
+OWN, START_WAIT, END_WAIT, BEFORE = 0, 1, 2, 3
 
 
 def critical_path(rows: Columns) -> Columns:
     """The critical path walk over a dependency graph (graph.critical_path): from the GPU operation that ends
     last, back through what held each node back (graph.binding), to the GPU span's start. Its segments, from the
-    span's start (seq, node_id, category, start_ns, end_ns, stopped), tile the span."""
-    import pandas as pd
-
+    span's start (seq, node_id, part, start_ns, end_ns, stopped), tile the span."""
     node, (on_gpu, _) = column(rows, "node_id")[0], column(rows, "on_gpu")
+    found_row, found_part, found_start, found_end = array("q"), array("q"), array("q"), array("q")
     if not on_gpu.any():
-        none = np.zeros(0, dtype=np.int64)
-        return _path_segments(node, [], none, none, none, none, False)
+        return _path_segments(node, found_row, found_part, found_start, found_end, stopped=False)
     order = np.argsort(node, kind="stable")
     ids = node[order]
 
@@ -474,62 +474,51 @@ def critical_path(rows: Columns) -> Columns:
         source, valid = column(rows, name)
         return np.where(valid, order[np.searchsorted(ids, source).clip(max=len(ids) - 1)], -1)
 
-    codes, labels = pd.factorize(np.asarray(rows["category"], dtype=object))
-    labels = [*labels, *PATH_WAITS.values(), PATH_IDLE]
-    waits = {kind: len(labels) - len(PATH_WAITS) - 1 + number for number, kind in enumerate(PATH_WAITS)}
-    kinds = np.ma.filled(rows["start_kind"], "")
-    wait_of = np.full(len(node), -1, dtype=np.int64)
-    for kind, code in waits.items():
-        wait_of[kinds == kind] = code
-    idle, sync = len(labels) - 1, waits["sync"]
     start, end = column(rows, "start_ns")[0], column(rows, "end_ns")[0]
     # memoryviews: indexing one gives a Python int without making a Python object of every row first
-    begin_at, end_at, start_from, start_ready, end_from, end_ready, category, wait = (
+    begin_at, end_at, start_from, start_ready, end_from, end_ready = (
         memoryview(np.ascontiguousarray(values, dtype=np.int64)) for values in (
             start, end, row_of("start_src"), column(rows, "start_ready_ns")[0], row_of("end_src"),
-            column(rows, "end_ready_ns")[0], codes, wait_of))
+            column(rows, "end_ready_ns")[0]))
     span_start = int(start[on_gpu].min())
     gpu = np.flatnonzero(on_gpu)
     current = int(gpu[np.lexsort((node[gpu], end[gpu]))[-1]])  # ends last (ties: the highest node id)
     cursor, stopped = end_at[current], False
-    found_row, found_label, found_start, found_end = array("q"), array("q"), array("q"), array("q")
 
-    def add(row: int, label: int, first: int, last: int) -> None:
-        found_row.append(row), found_label.append(label), found_start.append(first), found_end.append(last)
+    def add(row: int, part: int, first: int, last: int) -> None:
+        found_row.append(row), found_part.append(part), found_start.append(first), found_end.append(last)
 
     for _ in range(2 * len(node) + 1):  # each step goes back to an earlier node: more steps means a cycle
         begin, ready = begin_at[current], end_ready[current]
         if end_from[current] >= 0 and begin < ready <= cursor:  # its end waited for a GPU operation that ended in it
-            add(current, sync, ready, cursor)
+            add(current, END_WAIT, ready, cursor)
             current, cursor = end_from[current], ready
             continue
         if cursor > max(begin, span_start):
-            add(current, category[current], max(begin, span_start), cursor)
+            add(current, OWN, max(begin, span_start), cursor)
         if begin <= span_start:
             break
         if start_from[current] < 0:
-            add(current, idle, span_start, begin)
+            add(current, BEFORE, span_start, begin)
             break
         ready = max(start_ready[current], span_start)
         if begin > ready:
-            add(current, wait[current], ready, begin)
+            add(current, START_WAIT, ready, begin)
         if ready <= span_start:
             break
         current, cursor = start_from[current], ready
     else:
         stopped = True
-        add(current, idle, span_start, cursor)
-    flipped = [np.frombuffer(found, dtype=np.int64)[::-1] for found in (found_row, found_label, found_start,
-                                                                         found_end)]
-    return _path_segments(node, labels, *flipped, stopped)
+        add(current, BEFORE, span_start, cursor)
+    return _path_segments(node, found_row, found_part, found_start, found_end, stopped=stopped)
 
 
-def _path_segments(node: np.ndarray, labels: list[str], found_row: np.ndarray, found_label: np.ndarray,
-                   found_start: np.ndarray, found_end: np.ndarray, stopped: bool) -> Columns:
-    """The walk's segments as the pass's columns (rows of the input, codes of `labels`)."""
-    return {"seq": np.arange(len(found_start), dtype=np.int64), "node_id": node[found_row],
-            "category": np.asarray(labels, dtype=object)[found_label], "start_ns": np.ascontiguousarray(found_start),
-            "end_ns": np.ascontiguousarray(found_end), "stopped": np.full(len(found_start), stopped)}
+def _path_segments(node: np.ndarray, *found: array, stopped: bool) -> Columns:
+    """The walk's segments (rows of the input, parts, starts, ends; found last first) as the pass's columns."""
+    row, part, start, end = (np.frombuffer(values, dtype=np.int64)[::-1] for values in found)
+    return {"seq": np.arange(len(start), dtype=np.int64), "node_id": node[row], "part": part,
+            "start_ns": np.ascontiguousarray(start), "end_ns": np.ascontiguousarray(end),
+            "stopped": np.full(len(start), stopped)}
 
 
 # The pass of each module whose header says `-- computed by: nsight_ingest.passes`: a function from its first

@@ -18,7 +18,16 @@
 --   start_ns     BIGINT   segment start (ns)
 --   end_ns       BIGINT   segment end (ns)
 --   stopped      BOOLEAN  the walk stopped at a step limit (a cycle in damaged data); the rest of the span is idle
-SELECT node_id, on_gpu, category, start_ns, end_ns, start_src, start_kind, start_ready_ns, end_src, end_ready_ns
+SELECT node_id, on_gpu, start_ns, end_ns, start_src, start_ready_ns, end_src, end_ready_ns
 FROM graph_binding;
+-- the pass gives each segment's part (passes.OWN, START_WAIT, END_WAIT, BEFORE: 0 to 3); its category is named here
 CREATE OR REPLACE TEMP TABLE graph_critical_path AS
-SELECT seq, node_id, category::VARCHAR AS category, start_ns, end_ns, stopped FROM graph_critical_path_pass;
+SELECT p.seq, p.node_id,
+       CASE p.part WHEN 0 THEN b.category
+                   WHEN 1 THEN CASE b.start_kind WHEN 'stream' THEN 'gpu_gap' WHEN 'launch' THEN 'launch_latency'
+                                                 WHEN 'program' THEN 'cpu_work' END
+                   WHEN 2 THEN 'synchronization'
+                   ELSE 'idle' END AS category,
+       p.start_ns, p.end_ns, p.stopped
+FROM graph_critical_path_pass p JOIN graph_binding b USING (node_id)
+ORDER BY p.seq;

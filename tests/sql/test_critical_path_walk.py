@@ -1,14 +1,14 @@
 """The critical path walk (passes.critical_path, the pass of graph.critical_path) alone: given what held each node
-back, the path's segments, worked out by hand."""
+back, the path's segments (a node's own time, the wait before its start or its end, the time before the path),
+worked out by hand."""
 
 from __future__ import annotations
 
 import numpy as np
 
-from nsight_ingest.passes import critical_path
+from nsight_ingest.passes import BEFORE, END_WAIT, OWN, START_WAIT, critical_path
 
-COLUMNS = ("node_id", "on_gpu", "category", "start_ns", "end_ns", "start_src", "start_kind", "start_ready_ns",
-           "end_src", "end_ready_ns")
+COLUMNS = ("node_id", "on_gpu", "start_ns", "end_ns", "start_src", "start_ready_ns", "end_src", "end_ready_ns")
 
 
 def binding(*nodes: tuple) -> dict:
@@ -16,17 +16,13 @@ def binding(*nodes: tuple) -> dict:
     columns = {}
     for number, name in enumerate(COLUMNS):
         values = [node[number] for node in nodes]
-        missing = [value is None for value in values]
-        if name in ("category", "start_kind"):
-            columns[name] = np.ma.masked_array(np.array(["" if v is None else v for v in values], dtype=object),
-                                               mask=missing)
-        else:
-            columns[name] = np.ma.masked_array(np.array([0 if v is None else v for v in values]), mask=missing)
+        columns[name] = np.ma.masked_array(np.array([0 if v is None else v for v in values]),
+                                           mask=[value is None for value in values])
     return columns
 
 
 def segments(out: dict) -> list[tuple]:
-    return list(zip(out["node_id"].tolist(), out["category"].tolist(), out["start_ns"].tolist(),
+    return list(zip(out["node_id"].tolist(), out["part"].tolist(), out["start_ns"].tolist(),
                     out["end_ns"].tolist(), strict=True))
 
 
@@ -35,13 +31,13 @@ def test_a_call_waiting_for_the_gpu_and_a_launch():
     on the thread; K2 [160,200) is L's kernel. Back from K2: K2, launch latency [140,160), CPU work [130,140), S's
     wake-up [100,130), K1."""
     out = critical_path(binding(
-        (1, True, "kernel", 0, 100, None, None, None, None, None),
-        (2, True, "kernel", 160, 200, 4, "launch", 140, None, None),
-        (3, False, "sync_call", 10, 130, None, None, None, 1, 100),
-        (4, False, "launch_call", 140, 150, 3, "program", 130, None, None),
+        (1, True, 0, 100, None, None, None, None),
+        (2, True, 160, 200, 4, 140, None, None),
+        (3, False, 10, 130, None, None, 1, 100),
+        (4, False, 140, 150, 3, 130, None, None),
     ))
-    assert segments(out) == [(1, "kernel", 0, 100), (3, "synchronization", 100, 130), (4, "cpu_work", 130, 140),
-                             (2, "launch_latency", 140, 160), (2, "kernel", 160, 200)]
+    assert segments(out) == [(1, OWN, 0, 100), (3, END_WAIT, 100, 130), (4, START_WAIT, 130, 140),
+                             (2, START_WAIT, 140, 160), (2, OWN, 160, 200)]
     assert out["seq"].tolist() == [0, 1, 2, 3, 4] and not out["stopped"].any()
 
 
@@ -50,31 +46,31 @@ def test_the_time_before_the_first_node_is_idle_and_cpu_time_before_the_span_is_
     is cut to the span's start and the walk ends there. Without K3, K2 [50,90) ends last and waits for nothing:
     [10,50) is idle."""
     out = critical_path(binding(
-        (1, True, "kernel", 10, 20, None, None, None, None, None),
-        (2, True, "kernel", 50, 90, None, None, None, None, None),
-        (3, True, "kernel", 100, 120, 4, "launch", 0, None, None),
-        (4, False, "launch_call", 0, 5, None, None, None, None, None),
+        (1, True, 10, 20, None, None, None, None),
+        (2, True, 50, 90, None, None, None, None),
+        (3, True, 100, 120, 4, 0, None, None),
+        (4, False, 0, 5, None, None, None, None),
     ))
-    assert segments(out) == [(3, "launch_latency", 10, 100), (3, "kernel", 100, 120)]
+    assert segments(out) == [(3, START_WAIT, 10, 100), (3, OWN, 100, 120)]
     whole = critical_path(binding(
-        (1, True, "kernel", 10, 20, None, None, None, None, None),
-        (2, True, "kernel", 50, 90, None, None, None, None, None),
+        (1, True, 10, 20, None, None, None, None),
+        (2, True, 50, 90, None, None, None, None),
     ))
-    assert segments(whole) == [(2, "idle", 10, 50), (2, "kernel", 50, 90)]
+    assert segments(whole) == [(2, BEFORE, 10, 50), (2, OWN, 50, 90)]
 
 
 def test_a_cycle_stops_the_walk_and_the_span_is_still_tiled():
     """A [10,20) and B [10,10) each held back by the other at 10 (damaged data): the walk stops at its step limit and
     the rest of the span, from C's start at 0, is idle."""
     out = critical_path(binding(
-        (1, True, "kernel", 10, 20, 2, "stream", 10, None, None),
-        (2, False, "api_call", 10, 10, 1, "program", 10, None, None),
-        (3, True, "kernel", 0, 5, None, None, None, None, None),
+        (1, True, 10, 20, 2, 10, None, None),
+        (2, False, 10, 10, 1, 10, None, None),
+        (3, True, 0, 5, None, None, None, None),
     ))
     assert out["stopped"].all()
-    assert segments(out)[0][1:] == ("idle", 0, 10) and segments(out)[-1] == (1, "kernel", 10, 20)
+    assert segments(out)[0][1:] == (BEFORE, 0, 10) and segments(out)[-1] == (1, OWN, 10, 20)
 
 
 def test_no_gpu_operation_gives_no_path():
-    out = critical_path(binding((1, False, "api_call", 0, 10, None, None, None, None, None)))
+    out = critical_path(binding((1, False, 0, 10, None, None, None, None)))
     assert len(out["seq"]) == 0
