@@ -452,7 +452,6 @@ def timeline_lanes(rows: Rows) -> Rows:
             "lane": lane, "depth": depth}
 
 
-# The category of the wait before a node, by the kind of the edge that held it back.
 # What a segment of the critical path is (the pass's `part`; graph.critical_path names each): a node's own time,
 # the wait before its start, the wait before its end (a call that returned after the GPU operation it waited for),
 # the time before the path's first node.
