@@ -469,7 +469,7 @@ def critical_path(rows: Columns) -> Columns:
     order = np.argsort(node, kind="stable")
     ids = node[order]
 
-    def row_of(name: str) -> np.ndarray:  # the row of each node's source (-1: none)
+    def row_of(name: str) -> np.ndarray:  # the row of each node's source (-1: none; every source is a node)
         source, valid = column(rows, name)
         return np.where(valid, order[np.searchsorted(ids, source).clip(max=len(ids) - 1)], -1)
 

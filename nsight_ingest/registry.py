@@ -185,7 +185,7 @@ CRITICAL_PATH = Analysis(
     "CPU calls, stream order, launches, program order, synchronization) that ends at the GPU span's end; what it is "
     "made of and the nodes that hold most of it.",
     critical_path.answer, critical_path.print_table,
-    modules=("scope.summary", "graph.composition", "graph.path_nodes", "graph.size"),
+    modules=("scope.summary", "graph.composition", "graph.path_nodes", "graph.size", "scope.window_busy"),
     keys=("source_gpu_trace", "span_ns", "critical_path_ns", "composition", "composition_percent", "gpu_by_family",
           "gpu_by_component", "nodes", "graph", "stopped", "inputs", "rule_set"),
     options=(Option("top", "--top", 10, "how many of the nodes that hold the most of the path to list", minimum=1,

@@ -54,7 +54,8 @@ def print_windows(result: dict[str, Any], console: Console | None = None) -> Non
     for label, p in parts.items():
         gap = (p.get("launch_gaps") or {}).get("maximum_ns", (p.get("gaps") or {}).get("max_ns"))
         table.add_row(escape(str(label)), str(p.get("ranges", "-")), ms(p.get("range_start_ns")),
-                      ms(p.get("range_time_ns")), ms(p.get("gpu_span_ns")), str(p.get("kernel_count", "-")),
+                      ms(p.get("range_time_ns")), ms(p.get("gpu_span_ns", p.get("span_ns"))),
+                      str(p.get("kernel_count", "-")),
                       ms(p.get("kernel_time_ns")), pct(p.get("busy_percent")), ms(gap))
     console.print(table)
 

@@ -104,3 +104,26 @@ def test_the_path_tiles_the_span_of_real_captures(tmp_path, run_cli, path):
     assert sum(out["composition"].values()) == span
     assert sum(out["gpu_by_family"].values()) == out["composition"]["gpu_kernels"] + out["composition"][
         "communication"]
+
+
+def test_a_call_of_negative_duration_is_left_out(tmp_path, run_cli):
+    """c3 exported with -250 ns (damaged) is no node: K3's launch call c4 then follows c2 on the thread, as with the
+    kern_exec trace alone, and the path still tiles the span."""
+    calls = [(s, -250 if name == "cudaStreamSynchronize" else d, name, corr) for s, d, name, corr in CALLS]
+    gpu = capture(tmp_path, api=False)
+    write(tmp_path / "cp_cuda_api_trace.csv", API_HEADER,
+          [f"{s},{d},{name},0,{corr},1,1,20,python" for s, d, name, corr in calls])
+    out = run_cli("critical-path", gpu).json()
+    assert out["graph"]["nodes"] == {"cpu": 3, "gpu": 3} and out["critical_path_ns"] == out["span_ns"] == 380
+    assert out["composition"]["cpu_work"] == 290 and out["composition"]["synchronization"] == 0
+
+
+def test_each_nvtx_group_has_a_path_that_tiles_its_span(run_cli):
+    out = run_cli("critical-path", SAMPLES / "h200_llm_serve.sqlite", "--by-nvtx", r"request (\d+) decode .*").json()
+    assert len(out["groups"]) > 1
+    for group in out["groups"].values():
+        assert group["critical_path_ns"] == group["span_ns"] == sum(group["composition"].values()) > 0
+        assert group["ranges"] >= 1  # the group's NVTX figures, for the row per group
+    table = run_cli("critical-path", SAMPLES / "h200_llm_serve.sqlite", "--by-nvtx", r"request (\d+) decode .*",
+                    "--format", "table").out
+    assert "groups" in table and "composition of the critical path" in table

@@ -3,23 +3,25 @@ at the GPU span's end, what it is made of, and the nodes that hold most of it.""
 
 from __future__ import annotations
 
+from collections import Counter
 from typing import TYPE_CHECKING, Any
 
-from nsight_ingest.analysis import inputs_block, percent, rule_set_block
+from nsight_ingest.analysis import inputs_block, nvtx_figures, percent, rule_set_block
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
 from nsight_ingest.tables import escape, grid, new_console, title
-from nsight_ingest.text import ms, pct
+from nsight_ingest.text import kernel_labels, ms, pct
 
 if TYPE_CHECKING:
     from rich.console import Console
 
+COMMUNICATION = "communication"  # the kernel family, and the part of the path its kernels are
 # The parts of the path, each the time of the path's segments of these categories (graph.critical_path); they add
 # up to the path's length. Kernels of the communication family are apart from the others.
 COMPOSITION = {
     "gpu_kernels": ("kernel",),
-    "communication": (),  # kernels of the communication family
+    COMMUNICATION: (),  # kernels of the communication family
     "memory_transfer": ("memcpy", "memset", "other"),
     "launch_calls": ("launch_call",),
     "launch_latency": ("launch_latency",),
@@ -29,12 +31,11 @@ COMPOSITION = {
     "gpu_gap": ("gpu_gap",),
     "idle": ("idle",),
 }
-COMMUNICATION = "communication"  # the kernel family whose time on the path is communication
 
 
 def _part(category: str, family: str | None) -> str:
     if category == "kernel" and family == COMMUNICATION:
-        return "communication"
+        return COMMUNICATION
     return next(part for part, categories in COMPOSITION.items() if category in categories)
 
 
@@ -47,6 +48,9 @@ def missing_edges(capture: Capture) -> list[str]:
                        "no cuda_api_trace or kern_exec trace: no CPU calls; the graph is the streams' order alone")
     missing.append("CUDA event waits between streams and collectives between GPUs are not edges yet: a wait on "
                    "another stream or GPU reads as gpu_gap or idle")
+    if capture.api is None:
+        missing.append("memcpy and memset operations have no launch edge without a cuda_api_trace: a wait before "
+                       "one on its stream reads as gpu_gap")
     return missing
 
 
@@ -59,25 +63,26 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     span = int(summary["gpu_span_ns"])
     rows = scope.rows("graph.composition")
     composition = dict.fromkeys(COMPOSITION, 0)
-    by_family: dict[str, int] = {}
-    by_component: dict[str, int] = {}
+    by_family: Counter[str] = Counter()
+    by_component: Counter[str] = Counter()
     for row in rows:
         time_ns = int(row["time_ns"])
         composition[_part(row["category"], row["family"])] += time_ns
         if row["category"] == "kernel":
-            by_family[row["family"] or "other"] = by_family.get(row["family"] or "other", 0) + time_ns
-            by_component[row["component"] or "other"] = by_component.get(row["component"] or "other", 0) + time_ns
+            by_family[row["family"] or "other"] += time_ns
+            by_component[row["component"] or "other"] += time_ns
     length = sum(composition.values())
     size = scope.rows("graph.size")
     return {
         "source_gpu_trace": capture.gpu_trace.path,
         **({"window": window.label} if window else {}),
+        **(nvtx_figures(scope) if window and window.nvtx else {}),
         "span_ns": span,
         "critical_path_ns": length,
         "composition": composition,
         "composition_percent": {part: percent(ns, length) for part, ns in composition.items()},
-        "gpu_by_family": dict(sorted(by_family.items(), key=lambda item: -item[1])),
-        "gpu_by_component": dict(sorted(by_component.items(), key=lambda item: -item[1])),
+        "gpu_by_family": dict(by_family.most_common()),
+        "gpu_by_component": dict(by_component.most_common()),
         "nodes": [{"category": row["category"], "name": row["name"], "short_name": row["short_name"],
                    "time_ns": int(row["time_ns"]), "percent_of_path": percent(row["time_ns"], length),
                    "segments": row["segments"]}
@@ -107,9 +112,10 @@ def print_table(result: dict[str, Any], console: Console | None = None) -> None:
     nodes = grid(title="what holds the path (a wait counts for the node that waited)")
     for column in ("category", "name", "ms", "% of path", "segments"):
         nodes.add_column(column, justify="left" if column in ("category", "name") else "right", overflow="fold")
-    for node in result["nodes"]:
-        nodes.add_row(node["category"], escape(node["short_name"]), ms(node["time_ns"]),
-                      pct(node["percent_of_path"]), f"{node['segments']:,}")
+    labels = kernel_labels([n["name"] or "" for n in result["nodes"]], [n["short_name"] or "" for n in result["nodes"]])
+    for label, node in zip(labels, result["nodes"], strict=True):
+        nodes.add_row(node["category"], escape(label), ms(node["time_ns"]), pct(node["percent_of_path"]),
+                      f"{node['segments']:,}")
     console.print(nodes)
     for line in result["graph"]["missing"]:
         console.print(escape(f"graph: {line}"), highlight=False)

@@ -2,7 +2,7 @@
 -- last (latest ready_ns no later than its start: the others were done before); of the edges into its end (sync),
 -- the latest that ended while it ran. Ties go to the later edge kind in name order, then the higher node id.
 -- requires: graph.nodes, graph.edges
--- access: private
+-- access: public
 -- unique: node_id
 -- not null: node_id, on_gpu, category, start_ns, end_ns
 -- creates: graph_binding

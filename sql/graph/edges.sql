@@ -2,9 +2,11 @@
 -- it on its stream (stream) and for the CPU call that launched it (launch: the call with its correlation id, made
 -- by a process working on its device; without an API trace, the kern_exec launch row of the kernel). A CPU call
 -- waits for the call before it on its thread (program). A call's end waits for a GPU operation that ended while it
--- ran (sync, at_end): one it caused (a synchronous memcpy), or for a host synchronization call, the last
--- operation of its process's devices to end before it returned (nsys exports say not which stream or event it
--- waited for). CUDA event dependencies between streams and collectives between GPUs are not edges.
+-- ran (sync, at_end): one it caused when the call blocks (a memcpy or memset call that is not *Async; a launch
+-- returns before its kernel ends), or for a host synchronization call, the last operation of its process's devices
+-- to end before it returned (nsys exports say not which stream or event it waited for). CUDA event dependencies
+-- between streams and collectives between GPUs are not edges. Correlation ids are numbered per process: two
+-- processes launching on one device (MPS) can tie a call to the other's operation.
 -- requires: graph.nodes, scope.launches, scope.ops, scope.device_processes
 -- access: public
 -- not null: src, dst, kind, ready_ns, at_end
@@ -30,16 +32,16 @@ ordered AS (  -- consecutive operations of a stream, consecutive calls of a thre
 ),
 caused AS (  -- a CPU call and a GPU operation it caused
     SELECT c.node_id AS call, c.start_ns AS call_start_ns, c.end_ns AS call_end_ns, g.node_id AS op,
-           g.end_ns AS op_end_ns
+           g.end_ns AS op_end_ns, c.category = 'api_call' AND NOT contains(c.name, 'Async') AS blocks
     FROM cpu c
     JOIN gpu g ON g.corr_id = c.corr_id
     JOIN device_processes p ON p.device = g.device AND p.pid IS NOT DISTINCT FROM c.pid
     UNION ALL
-    SELECT c.node_id, c.start_ns, c.end_ns, o.op_id, o.end_ns
+    SELECT c.node_id, c.start_ns, c.end_ns, o.op_id, o.end_ns, false
     FROM scope_launches l
     JOIN cpu c
       ON c.corr_id IS NULL AND c.start_ns = l.api_start_ns AND c.end_ns = l.api_end_ns
-     AND c.pid IS NOT DISTINCT FROM l.pid AND c.tid IS NOT DISTINCT FROM l.tid AND c.name = l.api_function
+     AND c.pid IS NOT DISTINCT FROM l.pid AND c.tid IS NOT DISTINCT FROM l.tid AND c.name IS NOT DISTINCT FROM l.api_function
     JOIN scope_ops o ON o.op_kind = 'kernel' AND coalesce(o.device_index, 0) = l.device_index
      AND o.start_ns = l.kernel_start_ns
 ),
@@ -56,6 +58,7 @@ SELECT src, dst, kind, ready_ns, false AS at_end FROM ordered WHERE src IS NOT N
 UNION ALL
 SELECT call, op, 'launch', call_start_ns, false FROM caused
 UNION ALL
-SELECT op, call, 'sync', op_end_ns, true FROM caused WHERE op_end_ns > call_start_ns AND op_end_ns <= call_end_ns
+SELECT op, call, 'sync', op_end_ns, true FROM caused
+WHERE blocks AND op_end_ns > call_start_ns AND op_end_ns <= call_end_ns
 UNION ALL
 SELECT src, dst, 'sync', ready_ns, true FROM awaited WHERE ready_ns > start_ns;

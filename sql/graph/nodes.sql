@@ -1,8 +1,10 @@
 -- The nodes of the scope's dependency graph: every GPU operation (kernel, memcpy, memset) and every CPU call that
 -- orders them. The CPU calls are the CUDA API calls of the cuda_api_trace; without one, the launch calls of the
 -- kern_exec trace (one per distinct call: a graph replay launches many kernels), so the graph is thinner (no
--- synchronization calls). A node's id is its GPU operation's op_id, or for a CPU call a number after every op_id.
--- requires: scope.ops, scope.api_calls, scope.launches, common.kernel_launch_call, common.host_sync_call
+-- synchronization calls). Calls with a negative duration or one over an hour are left out, as operations are. A
+-- node's id is its GPU operation's op_id, or for a CPU call a number after every op_id.
+-- requires: scope.ops, scope.api_calls, scope.launches, scope.inputs, common.kernel_launch_call,
+--   common.host_sync_call, common.max_duration
 -- access: public
 -- unique: node_id
 -- not null: node_id, on_gpu, category, start_ns, end_ns
@@ -25,10 +27,13 @@ WITH last_op AS (
     SELECT coalesce(max(op_id), 0) AS op_id FROM scope_ops
 ),
 cpu AS (
-    SELECT start_ns, end_ns, pid, tid, corr_id, name FROM scope_api_calls
-    UNION ALL
-    SELECT DISTINCT api_start_ns, api_end_ns, pid, tid, NULL::BIGINT, api_function FROM scope_launches
-    WHERE NOT EXISTS (SELECT 1 FROM scope_api_calls)
+    SELECT * FROM (
+        SELECT start_ns, end_ns, pid, tid, corr_id, name FROM scope_api_calls
+        UNION ALL
+        SELECT DISTINCT api_start_ns, api_end_ns, pid, tid, NULL::BIGINT, api_function FROM scope_launches
+        WHERE (SELECT api_trace FROM scope_inputs) IS NULL
+    )
+    WHERE end_ns - start_ns BETWEEN 0 AND max_duration_ns()  -- as for GPU operations: others are data errors
 )
 SELECT op_id AS node_id, true AS on_gpu, op_kind AS category, start_ns, end_ns, device, stream_id,
        NULL::BIGINT AS pid, NULL::BIGINT AS tid, corr_id, name
