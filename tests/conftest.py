@@ -20,16 +20,18 @@ GPU_HEADER = (
     "Start (ns),Duration (ns),CorrId,GrdX,GrdY,GrdZ,BlkX,BlkY,BlkZ,Reg/Trd,StcSMem (MB),DymSMem (MB),"
     "Bytes (MB),Throughput (MB/s),SrcMemKd,DstMemKd,Device,Ctx,GreenCtx,Strm,Name"
 )
+API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
 KERN_EXEC_HEADER = (
     "API Start (ns),API Dur (ns),Queue Start (ns),Queue Dur (ns),Kernel Start (ns),Kernel Dur (ns),"
     "Total Dur (ns),PID,TID,DevId,API Function,GridXYZ,BlockXYZ,Kernel Name"
 )
 
 
-def kernel_row(start: int, duration: int, name: str, device: str = "NVIDIA H200 (0)", stream: int = 7) -> str:
+def kernel_row(start: int, duration: int, name: str, device: str = "NVIDIA H200 (0)", stream: int = 7,
+               corr_id: int = 1) -> str:
     """One cuda_gpu_trace kernel row (name quoted)."""
     quoted = name.replace('"', '""')
-    return f'{start},{duration},1,1,1,1,128,1,1,32,0.000,0.000,,,,,{device},1,,{stream},"{quoted}"'
+    return f'{start},{duration},{corr_id},1,1,1,128,1,1,32,0.000,0.000,,,,,{device},1,,{stream},"{quoted}"'
 
 
 def memop_row(start: int, duration: int, name: str, device: str = "NVIDIA H200 (0)") -> str:

@@ -6,9 +6,8 @@ from __future__ import annotations
 import duckdb
 import pytest
 
-from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, launch_row, write
+from tests.conftest import API_HEADER, DATA, GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, kernel_row, launch_row, write
 
-API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
 GEMM = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>(T1::Params)"
 ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)"
 
@@ -24,13 +23,10 @@ CALLS = [(0, 10, "cudaLaunchKernel", 11), (30, 10, "cudaLaunchKernel", 12), (50,
          (320, 10, "cudaLaunchKernel", 14)]
 
 
-def gpu_row(start: int, duration: int, corr_id: int, name: str) -> str:
-    return f'{start},{duration},{corr_id},1,1,1,128,1,1,32,0.000,0.000,,,,,NVIDIA H200 (0),1,,7,"{name}"'
-
-
 def capture(folder, api: bool = True, kern_exec: bool = False):
     """The hand-built capture's CSV set in `folder`."""
-    gpu = write(folder / "cp_cuda_gpu_trace.csv", GPU_HEADER, [gpu_row(*kernel) for kernel in KERNELS])
+    gpu = write(folder / "cp_cuda_gpu_trace.csv", GPU_HEADER,
+                [kernel_row(start, duration, name, corr_id=corr) for start, duration, corr, name in KERNELS])
     if api:
         write(folder / "cp_cuda_api_trace.csv", API_HEADER,
               [f"{s},{d},{name},0,{corr},1,1,20,python" for s, d, name, corr in CALLS])

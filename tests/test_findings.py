@@ -11,10 +11,9 @@ from contextlib import closing
 import numpy as np
 import pytest
 
-from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, write, write_rules
+from tests.conftest import API_HEADER, DATA, GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, write, write_rules
 from tests.intervals import grid, read_csv
 
-API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
 NEEDS_NCU = "needs Nsight Compute metrics of the same workload (--ncu)"
 DEVICE = "NVIDIA H200 (0)"
 GEMM = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>(T1::Params)"

@@ -13,11 +13,10 @@ import numpy as np
 import pytest
 
 from nsight_ingest import history
-from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, memop_row, write
+from tests.conftest import API_HEADER, DATA, GPU_HEADER, KERN_EXEC_HEADER, kernel_row, launch_row, memop_row, write
 from tests.intervals import grid, intersection_length, length, read_csv, subtract, union
 from tools.gen_ranks import NCCL, generate
 
-API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
 GEMM = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>(T1::Params)"
 ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)"
 ALL_GATHER = "ncclDevKernel_AllGather_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)"

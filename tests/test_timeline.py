@@ -14,11 +14,10 @@ from pathlib import Path
 import duckdb
 import pytest
 
-from tests.conftest import DATA, GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, launch_row, memop_row, write
+from tests.conftest import API_HEADER, DATA, GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, launch_row, memop_row, write
 from tests.intervals import length, union
 from tests.perfetto_reader import Read, Slice, read_json, read_perfetto
 
-API_HEADER = "Start (ns),Duration (ns),Name,Result,CorrID,Pid,Tid,T-Pri,Thread Name"
 NVTX_HEADER = ("Start (ns),End (ns),Duration (ns),DurChild (ns),DurNonChild (ns),Name,PID,TID,Lvl,NumChild,RangeId,"
                "ParentId,RangeStack,NameTree")
 GEMM = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>(T1::Params)"

@@ -41,6 +41,16 @@ def test_requirements_exist_and_columns_are_documented(name):
     assert len({c.name for c in found.columns}) == len(found.columns), f"{name}: a column documented twice"
 
 
+# The parameters of the capture modules' queries (each takes those it names).
+CAPTURE_PARAMS = {
+    "top": 5, "device": None, "calls": 3,  # launches.*, audit.unclassified; classify.timeline
+    "latency_below": 60, "bound_at_least": 70, "dominance": 1.2,  # the bound verdicts
+    "bins": 10,  # timeline.counters
+    "count": 5, "parts": 3, "from_ns": 0, "to_ns": 2**62, "before_ns": 2**62,  # timeline.*
+    "per_decade": 4,  # launches.gap_histogram
+}
+
+
 @dataclass
 class Inputs:
     """The scopes every family of modules runs in, and the parameters modules take (each takes those it names)."""
@@ -104,17 +114,13 @@ def inputs(tmp_path_factory) -> Inputs:
     timings.write_text("trial,variant,update,seconds\n1,before,1,2.0\n1,before,2,2.2\n2,after,1,1.5\n2,after,2,1.7\n")
     compare_scope = sqlmodules.Scope(store.connect(), {}, sqlmodules.ScopeContext(timings_path=timings))
     params = {
-        "top": 5, "device": None, "calls": 3,  # launches.*, audit.unclassified; classify.timeline
+        **CAPTURE_PARAMS,
         "traces": [ncu.trace_id], "common": COMMON_METRICS, "all_metrics": False,  # ncu.*
-        "latency_below": 60, "bound_at_least": 70, "dominance": 1.2,
         "reference": 0, "ranks": 2, "span_start": 12_000_000, "span_end": 22_000_000,  # ranks.*
         "day": dt.date(2026, 11, 2), "rule_set_version": "v",  # history.*
         "family_set_version": "f", "finding_set_version": "g",
         "mad_k": 3.0, "min_change": 0.05, "min_baseline": 3, "bounded_metrics": list(history.SHARES),
         "warmup": 0, "final": 0,  # compare.abba
-        "bins": 10,  # timeline.counters
-        "count": 5, "parts": 3, "from_ns": 0, "to_ns": 2**62, "before_ns": 2**62,  # timeline.*
-        "per_decade": 4,  # launches.gap_histogram
         "nvtx_trace": capture.nvtx.trace_id, "name": "step 1", "pattern": "step \\d+",  # scope.nvtx_ranges
     }
     # a window on a connection of its own: its substitutes replace the capture's views by tables
@@ -140,14 +146,22 @@ def output_columns(inputs: Inputs, name: str) -> list[tuple[str, str]]:
     return columns
 
 
-def output_rows(inputs: Inputs, name: str) -> list[dict]:
-    """The rows module `name` outputs."""
+def output_rows(scope: sqlmodules.Scope, name: str, params: dict) -> list[dict]:
+    """The rows module `name` outputs in `scope`."""
     found = sqlcatalog.module(name)
-    scope = inputs.scope_of(name)
     if found.creates:
         scope.build(name)
         return scope.con.sql(f"SELECT * FROM {found.creates}").to_arrow_table().to_pylist()
-    return scope.rows(name, **inputs.params)
+    return scope.rows(name, **params)
+
+
+def assert_checks_hold(found: sqlcatalog.Module, rows: list[dict]) -> None:
+    """No two rows share the values of a `unique:` column set (NULLs alike); no `not null:` column is NULL."""
+    for key in found.unique:
+        values = [tuple(row[c] for c in key) for row in rows]
+        assert len(set(values)) == len(values), f"{found.name}: two rows share ({', '.join(key)})"
+    for column in found.not_null:
+        assert all(row[column] is not None for row in rows), f"{found.name}: {column} is NULL in a row"
 
 
 @pytest.mark.parametrize("name", [
@@ -161,14 +175,7 @@ def test_documented_columns_are_the_output_columns(inputs, name):
 @pytest.mark.parametrize("name", [n for n in MODULES
                                   if sqlcatalog.module(n).unique or sqlcatalog.module(n).not_null])
 def test_declared_checks_hold(inputs, name):
-    """No two rows share the values of a `unique:` column set (NULLs alike); no `not null:` column is NULL."""
-    found = sqlcatalog.module(name)
-    rows = output_rows(inputs, name)
-    for key in found.unique:
-        values = [tuple(row[c] for c in key) for row in rows]
-        assert len(set(values)) == len(values), f"{name}: two rows share ({', '.join(key)})"
-    for column in found.not_null:
-        assert all(row[column] is not None for row in rows), f"{name}: {column} is NULL in a row"
+    assert_checks_hold(sqlcatalog.module(name), output_rows(inputs.scope_of(name), name, inputs.params))
 
 
 CAPTURE_FAMILIES = ("scope", "classify", "launches", "idle", "communication", "memory", "audit", "timeline", "graph")
@@ -182,25 +189,14 @@ def test_declared_checks_hold_on_the_samples(path):
     set, two GPUs."""
     run = runs.Run(store.connect(details=True), load_rule_set())
     scope = runs.capture_scope(run, runs.open_capture(run, CaptureFiles(str(path))))
-    params = {"top": 5, "device": None, "calls": 3, "latency_below": 60, "bound_at_least": 70, "dominance": 1.2,
-              "bins": 10, "count": 5, "parts": 3, "from_ns": 0, "to_ns": 2**62, "before_ns": 2**62,
-              "per_decade": 4}
     skipped = {*runs.WINDOW_SUBSTITUTES.values(), "scope.ncu_ops", "scope.nvtx_ranges", "timeline.groups"}
     checked = 0
     for found in sqlcatalog.all_modules():
         if found.name.split(".")[0] not in CAPTURE_FAMILIES or found.name in skipped or not (
                 found.unique or found.not_null):
             continue
-        if found.creates:
-            scope.build(found.name)
-            rows = run.con.sql(f"SELECT * FROM {found.creates}").to_arrow_table().to_pylist()
-        else:
-            rows = scope.rows(found.name, **params)
-        for key in found.unique:
-            values = [tuple(row[c] for c in key) for row in rows]
-            assert len(set(values)) == len(values), f"{found.name}: two rows share ({', '.join(key)})"
-        for column in found.not_null:
-            assert all(row[column] is not None for row in rows), f"{found.name}: {column} is NULL in a row"
+        rows = output_rows(scope, found.name, CAPTURE_PARAMS)
+        assert_checks_hold(found, rows)
         checked += bool(rows)
     assert checked >= 30  # most checked modules have rows on a real capture
 
