@@ -280,6 +280,13 @@ class Capture:
         return self._analysed(registry.CRITICAL_PATH, _windows(nvtx, time_range, per_nvtx, by_nvtx), options)
 
     @_keywords_in_errors
+    def whatif(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
+               by_nvtx: str | None = None, **options: Any) -> Answer:
+        """Replay the dependency graph with edits: launch_latency="2us", kernel_speedup=["family=gemm:1.5"],
+        remove_kernels, remove_syncs (lists of regexes), overlap_communication=True (`nsight-ingest whatif`)."""
+        return self._analysed(registry.WHATIF, _windows(nvtx, time_range, per_nvtx, by_nvtx), options)
+
+    @_keywords_in_errors
     def audit(self, *, nvtx: str | None = None, time_range: str | None = None, per_nvtx: str | None = None,
               by_nvtx: str | None = None, **options: Any) -> Answer:
         """How the rule set fits the capture (`nsight-ingest rules audit`)."""

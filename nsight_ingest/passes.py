@@ -520,6 +520,37 @@ def _path_segments(node: np.ndarray, *found: array, stopped: bool) -> Columns:
             "stopped": np.full(len(start), stopped)}
 
 
+def replay(rows: Columns) -> Columns:
+    """The what-if replay (whatif.replay): each node timed again from its edited own time and the lags of the edges
+    it follows; rows are the nodes, each once per edge into it (once with NULL edge columns when none)."""
+    from nsight_ingest.replay import NONE, timed_events  # numba: imported where a replay runs
+
+    node, (source, has_edge) = column(rows, "node_id")[0], column(rows, "src")
+    order = np.argsort(node, kind="stable")
+    ids, firsts = np.unique(node[order], return_index=True)
+    row = order[firsts]  # a row of each node
+    edges = order[has_edge[order]]  # edge rows, grouped by the node that waits
+    first_edge = np.append(np.searchsorted(node[edges], ids), len(edges)).astype(np.int64)
+
+    def values(name: str, dtype: type = np.int64) -> np.ndarray:
+        return np.ascontiguousarray(column(rows, name)[0], dtype=dtype)
+
+    tail, has_tail = column(rows, "tail_ns")
+    sources, kinds = np.searchsorted(ids, source[edges]).astype(np.int64), values("kind_code")[edges]
+    start, end, start_edge, start_ready, end_edge, end_ready, broken = timed_events(
+        first_edge, sources, values("from_start", np.bool_)[edges], values("at_end", np.bool_)[edges],
+        values("lag_ns")[edges], kinds, ids, values("start_ns")[row], values("end_ns")[row],
+        values("duration_ns")[row], np.ascontiguousarray(tail[row], dtype=np.int64),
+        np.ascontiguousarray(has_tail[row]))
+    held, released = start_edge != NONE, end_edge != NONE
+    edge_source = np.append(ids[sources], 0)  # [NONE]: the 0 appended, masked
+    edge_kind = np.append(kinds, 0)
+    return {"node_id": ids, "start_ns": start, "end_ns": end,
+            "start_src": masked(edge_source[start_edge], held), "start_kind_code": masked(edge_kind[start_edge], held),
+            "start_ready_ns": masked(start_ready, held), "end_src": masked(edge_source[end_edge], released),
+            "end_ready_ns": masked(end_ready, released), "cycles_broken": np.full(len(ids), broken)}
+
+
 # The pass of each module whose header says `-- computed by: nsight_ingest.passes`: a function from its first
 # SELECT's columns to the columns its later statements read, or a Stream class (its instances take the rows a batch
 # at a time).
@@ -531,4 +562,6 @@ PASSES: dict[str, Pass | type[Stream]] = {
     "ranks.busy": rank_busy,
     "timeline.lanes": timeline_lanes,
     "graph.critical_path": critical_path,
+    "whatif.replay": replay,
+    "whatif.critical_path": critical_path,
 }

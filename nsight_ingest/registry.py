@@ -25,6 +25,7 @@ from nsight_ingest.analysis import (
     queue_delay,
     ranks,
     timeline,
+    whatif,
 )
 from nsight_ingest.analysis.ncu import Thresholds
 
@@ -191,9 +192,32 @@ CRITICAL_PATH = Analysis(
     options=(Option("top", "--top", 10, "how many of the nodes that hold the most of the path to list", minimum=1,
                     maximum=MOST),))
 
+WHATIF = Analysis(
+    "whatif", "Replay the capture's dependency graph with edits (faster launches, faster or removed kernels, removed "
+    "synchronizations, overlapped communication): the predicted span, the change and the replay's critical path. "
+    "Without edits the replay reproduces the capture.",
+    whatif.answer, whatif.print_table,
+    modules=("scope.summary", "whatif.targets", "whatif.edit_matches", "whatif.summary", "whatif.composition",
+             "whatif.path_nodes", "graph.size", "scope.window_busy"),
+    keys=("source_gpu_trace", "measured_span_ns", "predicted_span_ns", "change_percent", "speedup", "edits",
+          "critical_path", "replay", "graph", "inputs", "rule_set"),
+    options=(Option("launch_latency", "--launch-latency", None, "DUR (2us, 800ns): kernels fed as from a CUDA "
+                    "graph: each starts DUR after its launch call starts at the earliest, a launch call takes DUR "
+                    "and follows the thread's previous launch call at once", kind=str | None),
+             Option("kernel_speedup", "--kernel-speedup", None, "family=FAMILY:X or name=REGEX:X: those kernels run "
+                    "X times faster; repeatable", kind=list[str] | None),
+             Option("remove_kernels", "--remove-kernels", None, "REGEX: kernels whose name matches take no time "
+                    "(their launch calls stay); repeatable", kind=list[str] | None),
+             Option("remove_syncs", "--remove-syncs", None, "REGEX: CPU calls whose API function matches no longer "
+                    "wait for the GPU; repeatable", kind=list[str] | None),
+             Option("overlap_communication", "--overlap-communication", False, "nothing but communication kernels "
+                    "waits for a communication kernel"),
+             Option("top", "--top", 10, "how many of the nodes that hold the most of the replay's path to list",
+                    minimum=1, maximum=MOST)))
+
 # The analyses of one capture that are commands of their own (`rules audit` is a subcommand; `timeline` writes a
 # file and has a command of its own).
-CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY, FINDINGS, CRITICAL_PATH)
+CAPTURE_COMMANDS = (CLASSIFY, LAUNCHES, QUEUE_DELAY, FINDINGS, CRITICAL_PATH, WHATIF)
 
 # Analyses of other inputs (the pipeline answers them as their `scopes` say).
 NCU = Analysis(

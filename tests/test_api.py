@@ -28,6 +28,7 @@ ROOT = Path(__file__).resolve().parent.parent
     ("findings", ["findings"], {}),
     ("audit", ["rules", "audit"], {"top": 4}),
     ("critical_path", ["critical-path"], {"top": 3}),
+    ("whatif", ["whatif"], {"launch_latency": "2us"}),
 ])
 def test_each_answer_is_the_commands_json(run_cli, method, command, options):
     flags = [text for name, value in options.items() for text in (f"--{name.replace('_', '-')}", str(value))]

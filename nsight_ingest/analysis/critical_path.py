@@ -60,24 +60,32 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     summary = next(row for row in scope.rows("scope.summary") if row["device"] is None)
     if not summary["gpu_operation_count"]:
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
-    span = int(summary["gpu_span_ns"])
-    rows = scope.rows("graph.composition")
+    return {
+        "source_gpu_trace": capture.gpu_trace.path,
+        **({"window": window.label} if window else {}),
+        **(nvtx_figures(scope) if window and window.nvtx else {}),
+        "span_ns": int(summary["gpu_span_ns"]),
+        **path_block(scope, "graph", options["top"]),
+        "graph": graph_block(scope, capture),
+        "inputs": inputs_block(capture.roles()),
+        "rule_set": rule_set_block(scope.context),
+    }
+
+
+def path_block(scope: Scope, modules: str, top: int) -> dict[str, Any]:
+    """A critical path's length, composition and top nodes, from the modules under `modules` (graph: the
+    capture's path; whatif: a replay's), and whether its walk stopped at the step limit."""
     composition = dict.fromkeys(COMPOSITION, 0)
     by_family: Counter[str] = Counter()
     by_component: Counter[str] = Counter()
-    for row in rows:
+    for row in scope.rows(f"{modules}.composition"):
         time_ns = int(row["time_ns"])
         composition[_part(row["category"], row["family"])] += time_ns
         if row["category"] == "kernel":
             by_family[row["family"] or "other"] += time_ns
             by_component[row["component"] or "other"] += time_ns
     length = sum(composition.values())
-    size = scope.rows("graph.size")
     return {
-        "source_gpu_trace": capture.gpu_trace.path,
-        **({"window": window.label} if window else {}),
-        **(nvtx_figures(scope) if window and window.nvtx else {}),
-        "span_ns": span,
         "critical_path_ns": length,
         "composition": composition,
         "composition_percent": {part: percent(ns, length) for part, ns in composition.items()},
@@ -86,14 +94,17 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "nodes": [{"category": row["category"], "name": row["name"], "short_name": row["short_name"],
                    "time_ns": int(row["time_ns"]), "percent_of_path": percent(row["time_ns"], length),
                    "segments": row["segments"]}
-                  for row in scope.rows("graph.path_nodes", top=options["top"])],
-        "graph": {"nodes": {r["kind"]: r["count"] for r in size if r["part"] == "nodes"},
-                  "edges": {r["kind"]: r["count"] for r in size if r["part"] == "edges"},
-                  "missing": missing_edges(capture)},
-        "stopped": bool(scope.con.execute("SELECT bool_or(stopped) FROM graph_critical_path").fetchone()[0]),
-        "inputs": inputs_block(capture.roles()),
-        "rule_set": rule_set_block(scope.context),
+                  for row in scope.rows(f"{modules}.path_nodes", top=top)],
+        "stopped": bool(scope.con.execute(f"SELECT bool_or(stopped) FROM {modules}_critical_path").fetchone()[0]),
     }
+
+
+def graph_block(scope: Scope, capture: Capture) -> dict[str, Any]:
+    """How big the scope's dependency graph is, and what it lacks."""
+    size = scope.rows("graph.size")
+    return {"nodes": {r["kind"]: r["count"] for r in size if r["part"] == "nodes"},
+            "edges": {r["kind"]: r["count"] for r in size if r["part"] == "edges"},
+            "missing": missing_edges(capture)}
 
 
 def print_table(result: dict[str, Any], console: Console | None = None) -> None:
@@ -102,7 +113,14 @@ def print_table(result: dict[str, Any], console: Console | None = None) -> None:
     console.print(f"[bold]{escape(title('critical-path', result))}[/bold]", highlight=False)
     console.print(f"GPU span {ms(result['span_ns'])} ms; critical path {ms(result['critical_path_ns'])} ms",
                   highlight=False)
-    parts = grid(title="composition of the critical path")
+    print_path(result, console)
+    for line in result["graph"]["missing"]:
+        console.print(escape(f"graph: {line}"), highlight=False)
+
+
+def print_path(result: dict[str, Any], console: Console, heading: str = "the critical path") -> None:
+    """A critical path's composition and the nodes that hold most of it, as tables."""
+    parts = grid(title=f"composition of {heading}")
     for column in ("part", "ms", "% of path"):
         parts.add_column(column, justify="left" if column == "part" else "right")
     for part, time_ns in result["composition"].items():
@@ -117,5 +135,3 @@ def print_table(result: dict[str, Any], console: Console | None = None) -> None:
         nodes.add_row(node["category"], escape(label), ms(node["time_ns"]), pct(node["percent_of_path"]),
                       f"{node['segments']:,}")
     console.print(nodes)
-    for line in result["graph"]["missing"]:
-        console.print(escape(f"graph: {line}"), highlight=False)

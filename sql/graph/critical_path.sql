@@ -5,7 +5,7 @@
 -- its launch), launch_latency (from its launch call's start), cpu_work (after the thread's earlier call returned,
 -- the CPU worked between calls), synchronization (a call returned after the GPU operation it waited for ended);
 -- idle: nothing in the graph explains the time before the path's first node.
--- requires: graph.binding
+-- requires: graph.binding, common.path_category
 -- computed by: nsight_ingest.passes
 -- access: public
 -- unique: seq
@@ -20,14 +20,8 @@
 --   stopped      BOOLEAN  the walk stopped at a step limit (a cycle in damaged data); the rest of the span is idle
 SELECT node_id, on_gpu, start_ns, end_ns, start_src, start_ready_ns, end_src, end_ready_ns
 FROM graph_binding;
--- the pass gives each segment's part (passes.OWN, START_WAIT, END_WAIT, BEFORE: 0 to 3); its category is named here
+-- the pass gives each segment's part (passes.OWN, START_WAIT, END_WAIT, BEFORE); its category is named here
 CREATE OR REPLACE TEMP TABLE graph_critical_path AS
-SELECT p.seq, p.node_id,
-       CASE p.part WHEN 0 THEN b.category
-                   WHEN 1 THEN CASE b.start_kind WHEN 'stream' THEN 'gpu_gap' WHEN 'launch' THEN 'launch_latency'
-                                                 WHEN 'program' THEN 'cpu_work' END
-                   WHEN 2 THEN 'synchronization'
-                   ELSE 'idle' END AS category,
-       p.start_ns, p.end_ns, p.stopped
+SELECT p.seq, p.node_id, path_category(p.part, b.category, b.start_kind) AS category, p.start_ns, p.end_ns, p.stopped
 FROM graph_critical_path_pass p JOIN graph_binding b USING (node_id)
 ORDER BY p.seq;

@@ -49,6 +49,10 @@ CAPTURE_PARAMS = {
     "count": 5, "parts": 3, "from_ns": 0, "to_ns": 2**62, "before_ns": 2**62,  # timeline.*
     "per_decade": 4,  # launches.gap_histogram
 }
+# the replay's edits: a scope's values (whatif.* modules create their tables with them)
+WHATIF_PARAMS = {"edits": [{"edit": "kernel_speedup_family", "pattern": "gemm", "factor": 2.0},
+                           {"edit": "remove_syncs", "pattern": "Synchronize", "factor": None}],
+                 "launch_latency_ns": 2000, "overlap_communication": True}
 
 
 @dataclass
@@ -129,7 +133,10 @@ def inputs(tmp_path_factory) -> Inputs:
         str(SAMPLES / "h200_dit_graph_cuda_gpu_trace.csv"),
         nvtx_trace=str(SAMPLES / "h200_dit_graph_nvtx_pushpop_trace.csv")))
     window = runs.capture_scope(window_run, window_capture, windows.time_range("0:"))
-    return Inputs(runs.capture_scope(run, capture), window, runs.ncu_scope(ncu_run, [ncu]), rank_scope,
+    whole = runs.capture_scope(run, capture)
+    for scope in (whole, window):
+        scope.values.update(WHATIF_PARAMS)
+    return Inputs(whole, window, runs.ncu_scope(ncu_run, [ncu]), rank_scope,
                   history_scope, compare_scope, params)
 
 
@@ -178,7 +185,8 @@ def test_declared_checks_hold(inputs, name):
     assert_checks_hold(sqlcatalog.module(name), output_rows(inputs.scope_of(name), name, inputs.params))
 
 
-CAPTURE_FAMILIES = ("scope", "classify", "launches", "idle", "communication", "memory", "audit", "timeline", "graph")
+CAPTURE_FAMILIES = ("scope", "classify", "launches", "idle", "communication", "memory", "audit", "timeline", "graph",
+                    "whatif")
 
 
 @pytest.mark.parametrize("path", [SAMPLES / "h200_llm_serve.sqlite", SAMPLES / "h200_dit_oneblock_cuda_gpu_trace.csv",
@@ -189,6 +197,7 @@ def test_declared_checks_hold_on_the_samples(path):
     set, two GPUs."""
     run = runs.Run(store.connect(details=True), load_rule_set())
     scope = runs.capture_scope(run, runs.open_capture(run, CaptureFiles(str(path))))
+    scope.values.update(WHATIF_PARAMS)
     skipped = {*runs.WINDOW_SUBSTITUTES.values(), "scope.ncu_ops", "scope.nvtx_ranges", "timeline.groups"}
     checked = 0
     for found in sqlcatalog.all_modules():

@@ -1,0 +1,14 @@
+-- What the critical path of a what-if replay is made of: its time per category, the kernels' time split by family and
+-- component (kernels matched to the scope's kernels by device, stream and start).
+-- requires: whatif.critical_path, graph.nodes, scope.kernels, classify.kernel_classes, classify.kernel_families,
+--   common.path_composition
+-- access: public
+-- unique: category, family, component
+-- not null: category, time_ns, segments
+-- returns: rows
+--   category   VARCHAR  the segments' category (graph.critical_path)
+--   family     VARCHAR  for kernels: their family
+--   component  VARCHAR  for kernels: their component
+--   time_ns    HUGEINT  the path's time in them (ns)
+--   segments   BIGINT   how many segments
+SELECT * FROM path_composition('whatif_critical_path') ORDER BY time_ns DESC, category, family, component

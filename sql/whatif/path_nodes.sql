@@ -1,0 +1,14 @@
+-- The nodes that hold the most of a what-if replay's critical path: its segments grouped by what they are the time of
+-- (a kernel, operation or API function by name, with the category; a wait counts for the node that waited), the
+-- $top longest in total. The idle time before the path is no node's: it is not here.
+-- requires: whatif.critical_path, graph.nodes, common.path_nodes
+-- access: public
+-- unique: category, name
+-- not null: category, time_ns, segments
+-- returns: rows
+--   category    VARCHAR  the segments' category (graph.critical_path)
+--   name        VARCHAR  the kernel, operation or API function the time is of (or that waited)
+--   short_name  VARCHAR  its short name (kernel_short_name)
+--   time_ns     HUGEINT  the path's time in them (ns)
+--   segments    BIGINT   how many segments
+SELECT * FROM path_nodes('whatif_critical_path', $top) ORDER BY time_ns DESC, category, name

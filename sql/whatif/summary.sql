@@ -1,0 +1,28 @@
+-- A what-if replay in one row: the GPU span measured and replayed, and what the replay could not follow.
+-- requires: whatif.replay, whatif.edges, graph.nodes
+-- access: public
+-- not null: measured_span_ns, predicted_span_ns, edges_followed, edges_disagreeing, edges_overlapped, cycles_broken
+-- returns: rows
+--   measured_span_ns   BIGINT  the GPU span measured: first GPU operation's start to the last end (ns)
+--   predicted_span_ns  BIGINT  the same in the replay (ns)
+--   edges_followed     BIGINT  edges the replay followed
+--   edges_disagreeing  BIGINT  edges it did not follow because they disagree with the measured times (clock skew,
+--                              damaged data)
+--   edges_overlapped   BIGINT  edges out of communication kernels followed from the kernel's start
+--                              (--overlap-communication)
+--   cycles_broken      BIGINT  cycles the replay broke (whatif.replay)
+WITH measured AS (
+    SELECT max(end_ns) - min(start_ns) AS span_ns FROM graph_nodes WHERE on_gpu
+),
+replayed AS (
+    SELECT max(end_ns) - min(start_ns) AS span_ns, any_value(cycles_broken) AS cycles_broken
+    FROM whatif_binding WHERE on_gpu
+),
+edges AS (
+    SELECT count(*) FILTER (WHERE agrees) AS followed, count(*) FILTER (WHERE NOT agrees) AS disagreeing,
+           count(*) FILTER (WHERE from_start AND kind <> 'launch') AS overlapped
+    FROM whatif_edges
+)
+SELECT m.span_ns AS measured_span_ns, r.span_ns AS predicted_span_ns, e.followed AS edges_followed,
+       e.disagreeing AS edges_disagreeing, e.overlapped AS edges_overlapped, coalesce(r.cycles_broken, 0) AS cycles_broken
+FROM measured m, replayed r, edges e

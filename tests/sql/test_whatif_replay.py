@@ -1,0 +1,71 @@
+"""The what-if replay (passes.replay, the pass of whatif.replay) alone: nodes with their edited times and the lags
+of their edges in, each node's replayed start and end and what held it back out, worked out by hand."""
+
+from __future__ import annotations
+
+import numpy as np
+
+from nsight_ingest.passes import replay
+
+COLUMNS = ("node_id", "start_ns", "end_ns", "duration_ns", "tail_ns", "src", "from_start", "at_end", "lag_ns",
+           "kind_code")
+LAUNCH, PROGRAM, STREAM, SYNC = 1, 2, 3, 4  # whatif.replay's kind codes (the kinds in name order, from 1)
+
+
+def rows(*given: tuple) -> dict:
+    """whatif.replay's first SELECT from rows in COLUMNS order (None: NULL); a node once per edge into it."""
+    columns = {}
+    for number, name in enumerate(COLUMNS):
+        values = [row[number] for row in given]
+        columns[name] = np.ma.masked_array(np.array([0 if v is None else v for v in values]),
+                                           mask=[value is None for value in values])
+    return columns
+
+
+def node(node_id, start, end, duration=None, tail=None):
+    """A node without edges into it."""
+    return (node_id, start, end, end - start if duration is None else duration, tail, None, None, None, None, None)
+
+
+def edge(node_id, start, end, src, lag, kind, duration=None, tail=None, at_end=False):
+    return (node_id, start, end, end - start if duration is None else duration, tail, src, kind == LAUNCH, at_end,
+            lag, kind)
+
+
+def timed(out: dict) -> dict:
+    return {n: (s, e) for n, s, e in zip(out["node_id"].tolist(), out["start_ns"].tolist(), out["end_ns"].tolist(),
+                                         strict=True)}
+
+
+def test_a_chain_with_a_faster_kernel_and_a_waiting_call():
+    """Call 10 [0,10) launches K1 (lag 20) and K2; K1 runs 100 -> 50 (edited); K2 [120,280) follows K1 on the
+    stream (lag 0) and its launch (lag 25 after call 11's start at 30); call 12 [50,300) waits for K2 and returns
+    20 after it. Replayed: K1 [20,70), K2 [70,230), call 12 returns at 250, held by K2."""
+    out = replay(rows(
+        node(10, 0, 10),
+        edge(11, 30, 40, 10, 20, PROGRAM),
+        edge(1, 20, 120, 10, 20, LAUNCH, duration=50),
+        edge(2, 120, 280, 1, 0, STREAM), edge(2, 120, 280, 11, 25, LAUNCH),
+        edge(12, 50, 300, 11, 10, PROGRAM, tail=20), edge(12, 50, 300, 2, 0, SYNC, tail=20, at_end=True),
+    ))
+    assert timed(out) == {1: (20, 70), 2: (70, 230), 10: (0, 10), 11: (30, 40), 12: (50, 250)}
+    held = dict(zip(out["node_id"].tolist(), out["start_src"].tolist(), strict=True))
+    assert held[2] == 1 and out["start_kind_code"][1] == STREAM  # K2: its stream, not its launch (55 < 70)
+    assert out["end_src"][4] == 2 and out["end_ready_ns"][4] == 230
+    assert np.ma.getmaskarray(out["start_src"]).tolist() == [False, False, True, False, False]
+    assert out["cycles_broken"].tolist() == [0] * 5
+
+
+def test_without_edits_every_node_keeps_its_times():
+    """The binding edge's lag is the measured one; the other edge's lag is no longer than its measured lag."""
+    given = rows(node(1, 0, 100), node(3, 5, 8),
+                 edge(2, 130, 150, 1, 30, STREAM), edge(2, 130, 150, 3, 10, LAUNCH))
+    assert timed(replay(given)) == {1: (0, 100), 2: (130, 150), 3: (5, 8)}
+
+
+def test_a_cycle_through_ties_is_broken_and_counted():
+    """Two zero-length nodes at 50, each waiting for the other's end (damaged data): the earlier event by measured
+    time is timed first from what is timed (nothing: its measured start), the other follows."""
+    out = replay(rows(edge(1, 50, 50, 2, 0, STREAM), edge(2, 50, 50, 1, 0, STREAM)))
+    assert timed(out) == {1: (50, 50), 2: (50, 50)}
+    assert out["cycles_broken"].tolist() == [1, 1]
