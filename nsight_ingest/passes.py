@@ -13,7 +13,6 @@ writes operations in start order; a temporary store does not keep that order).
 from __future__ import annotations
 
 import copy
-from array import array
 from collections.abc import Callable
 from itertools import pairwise
 from typing import Any, Protocol
@@ -452,91 +451,68 @@ def timeline_lanes(rows: Rows) -> Rows:
             "lane": lane, "depth": depth}
 
 
-# What a segment of the critical path is (the pass's `part`; graph.critical_path names each): a node's own time,
-# the wait before its start, the wait before its end (a call that returned after the GPU operation it waited for),
-# the time before the path's first node.
-OWN, START_WAIT, END_WAIT, BEFORE = 0, 1, 2, 3
-
-
 def critical_path(rows: Columns) -> Columns:
-    """The critical path walk over a dependency graph (graph.critical_path): from the GPU operation that ends
-    last, back through what held each node back (graph.binding), to the GPU span's start. Its segments, from the
-    span's start (seq, node_id, part, start_ns, end_ns, stopped), tile the span."""
+    """The critical path walk over a dependency graph (graph.critical_path, whatif.critical_path): from the GPU
+    operation that ends last, back through what held each node back (graph.binding), to the GPU span's start. Its
+    segments, from the span's start (seq, node_id, part, start_ns, end_ns, stopped), tile the span."""
+    from nsight_ingest.graph_loops import NONE, walked_back  # numba: imported where a walk runs
+
     node, (on_gpu, _) = column(rows, "node_id")[0], column(rows, "on_gpu")
-    found_row, found_part, found_start, found_end = array("q"), array("q"), array("q"), array("q")
     if not on_gpu.any():
-        return _path_segments(node, found_row, found_part, found_start, found_end, stopped=False)
+        empty = np.zeros(0, dtype=np.int64)
+        return {"seq": empty, "node_id": empty, "part": empty, "start_ns": empty, "end_ns": empty,
+                "stopped": np.zeros(0, dtype=bool)}
     order = np.argsort(node, kind="stable")
     ids = node[order]
 
-    def row_of(name: str) -> np.ndarray:  # the row of each node's source (-1: none; every source is a node)
+    def row_of(name: str) -> np.ndarray:  # the row of each node's source (NONE: none; every source is a node)
         source, valid = column(rows, name)
-        return np.where(valid, order[np.searchsorted(ids, source).clip(max=len(ids) - 1)], -1)
+        return np.where(valid, order[np.searchsorted(ids, source).clip(max=len(ids) - 1)], NONE)
 
-    start, end = column(rows, "start_ns")[0], column(rows, "end_ns")[0]
-    # memoryviews: indexing one gives a Python int without making a Python object of every row first
-    begin_at, end_at, start_from, start_ready, end_from, end_ready = (
-        memoryview(np.ascontiguousarray(values, dtype=np.int64)) for values in (
-            start, end, row_of("start_src"), column(rows, "start_ready_ns")[0], row_of("end_src"),
-            column(rows, "end_ready_ns")[0]))
-    span_start = int(start[on_gpu].min())
+    def values(name: str) -> np.ndarray:
+        return np.ascontiguousarray(column(rows, name)[0], dtype=np.int64)
+
+    start, end = values("start_ns"), values("end_ns")
     gpu = np.flatnonzero(on_gpu)
-    current = int(gpu[np.lexsort((node[gpu], end[gpu]))[-1]])  # ends last (ties: the highest node id)
-    cursor, stopped = end_at[current], False
-
-    def add(row: int, part: int, first: int, last: int) -> None:
-        found_row.append(row), found_part.append(part), found_start.append(first), found_end.append(last)
-
-    for _ in range(2 * len(node) + 1):  # each step goes back to an earlier node: more steps means a cycle
-        begin, ready = begin_at[current], end_ready[current]
-        if end_from[current] >= 0 and begin < ready <= cursor:  # its end waited for a GPU operation that ended in it
-            add(current, END_WAIT, ready, cursor)
-            current, cursor = end_from[current], ready
-            continue
-        if cursor > max(begin, span_start):
-            add(current, OWN, max(begin, span_start), cursor)
-        if begin <= span_start:
-            break
-        if start_from[current] < 0:
-            add(current, BEFORE, span_start, begin)
-            break
-        ready = max(start_ready[current], span_start)
-        if begin > ready:
-            add(current, START_WAIT, ready, begin)
-        if ready <= span_start:
-            break
-        current, cursor = start_from[current], ready
-    else:
-        stopped = True
-        add(current, BEFORE, span_start, cursor)
-    return _path_segments(node, found_row, found_part, found_start, found_end, stopped=stopped)
+    last = int(gpu[np.lexsort((node[gpu], end[gpu]))[-1]])  # ends last (ties: the highest node id)
+    found, stopped = walked_back(start, end, row_of("start_src"), values("start_ready_ns"), row_of("end_src"),
+                                 values("end_ready_ns"), int(start[on_gpu].min()), last)
+    found = found[::-1]  # from the span's start
+    return {"seq": np.arange(len(found), dtype=np.int64), "node_id": node[found[:, 0]],
+            **{name: np.ascontiguousarray(found[:, i]) for i, name in enumerate(("part", "start_ns", "end_ns"), 1)},
+            "stopped": np.full(len(found), stopped)}
 
 
-def _path_segments(node: np.ndarray, *found: array, stopped: bool) -> Columns:
-    """The walk's segments (rows of the input, parts, starts, ends; found last first) as the pass's columns."""
-    row, part, start, end = (np.frombuffer(values, dtype=np.int64)[::-1] for values in found)
-    return {"seq": np.arange(len(start), dtype=np.int64), "node_id": node[row], "part": part,
-            "start_ns": np.ascontiguousarray(start), "end_ns": np.ascontiguousarray(end),
-            "stopped": np.full(len(start), stopped)}
+def binding(rows: Columns) -> Columns:
+    """What held each node of a dependency graph back (graph.binding), from its edges: per node held by any, the
+    source, kind code and ready time of its binding start edge and the source and ready time of its end edge."""
+    from nsight_ingest.graph_loops import NONE, bindings  # numba: imported where a graph is walked
+
+    def values(name: str, dtype: type = np.int64) -> np.ndarray:
+        return np.ascontiguousarray(column(rows, name)[0], dtype=dtype)
+
+    node, start_src, start_kind, start_ready, end_src, end_ready = bindings(
+        values("dst"), values("src"), values("kind_code"), values("ready_ns"), values("at_end", np.bool_),
+        values("start_ns"), values("end_ns"))
+    held, released = start_src != NONE, end_src != NONE
+    return {"node_id": node, "start_src": masked(start_src, held), "start_kind_code": masked(start_kind, held),
+            "start_ready_ns": masked(start_ready, held), "end_src": masked(end_src, released),
+            "end_ready_ns": masked(end_ready, released)}
 
 
 def replay(rows: Columns) -> Columns:
     """The what-if replay (whatif.replay): each node timed again from its edited own time and the lags of the edges
     it follows; rows are the nodes, each once per edge into it (once with NULL edge columns when none)."""
-    from nsight_ingest.replay import NONE, timed_events  # numba: imported where a replay runs
+    from nsight_ingest.graph_loops import NONE, grouped, timed_events  # numba: imported where a replay runs
 
-    node, (source, has_edge) = column(rows, "node_id")[0], column(rows, "src")
-    order = np.argsort(node, kind="stable")
-    ids, firsts = np.unique(node[order], return_index=True)
-    row = order[firsts]  # a row of each node
-    edges = order[has_edge[order]]  # edge rows, grouped by the node that waits
-    first_edge = np.append(np.searchsorted(node[edges], ids), len(edges)).astype(np.int64)
+    (source, has_edge), node = column(rows, "src"), np.ascontiguousarray(column(rows, "node_id")[0])
+    ids, row, first_edge, edges, number, low = grouped(node, has_edge)
 
     def values(name: str, dtype: type = np.int64) -> np.ndarray:
         return np.ascontiguousarray(column(rows, name)[0], dtype=dtype)
 
     tail, has_tail = column(rows, "tail_ns")
-    sources, kinds = np.searchsorted(ids, source[edges]).astype(np.int64), values("kind_code")[edges]
+    sources, kinds = number[source[edges] - low], values("kind_code")[edges]
     start, end, start_edge, start_ready, end_edge, end_ready, broken = timed_events(
         first_edge, sources, values("from_start", np.bool_)[edges], values("at_end", np.bool_)[edges],
         values("lag_ns")[edges], kinds, ids, values("start_ns")[row], values("end_ns")[row],
@@ -561,6 +537,7 @@ PASSES: dict[str, Pass | type[Stream]] = {
     "communication.overlap": CommunicationOverlap,
     "ranks.busy": rank_busy,
     "timeline.lanes": timeline_lanes,
+    "graph.binding": binding,
     "graph.critical_path": critical_path,
     "whatif.replay": replay,
     "whatif.critical_path": critical_path,

@@ -15,7 +15,7 @@ PACKAGE = Path(__file__).resolve().parent.parent / "nsight_ingest"
 FLOORS = {
     "foundation": ("errors", "settings", "sqlfiles", "cache", "user_sql", "text", "tables"),
     "readers": ("readers",),
-    "store and SQL": ("store", "store_cache", "sqlcatalog", "rules", "finding_rules", "passes", "replay",
+    "store and SQL": ("store", "store_cache", "sqlcatalog", "rules", "finding_rules", "passes", "graph_loops",
                       "fillers", "sqlmodules"),
     "questions": ("windows", "analysis", "history"),
     "front door": ("registry", "runs", "cluster", "ranks_job", "pipeline"),

@@ -20,7 +20,7 @@
 --   stopped      BOOLEAN  the walk stopped at a step limit (a cycle in damaged data); the rest of the span is idle
 SELECT node_id, on_gpu, start_ns, end_ns, start_src, start_ready_ns, end_src, end_ready_ns
 FROM graph_binding;
--- the pass gives each segment's part (passes.OWN, START_WAIT, END_WAIT, BEFORE); its category is named here
+-- the pass gives each segment's part (graph_loops.OWN, START_WAIT, END_WAIT, BEFORE); its category is named here
 CREATE OR REPLACE TEMP TABLE graph_critical_path AS
 SELECT p.seq, p.node_id, path_category(p.part, b.category, b.start_kind) AS category, p.start_ns, p.end_ns, p.stopped
 FROM graph_critical_path_pass p JOIN graph_binding b USING (node_id)

@@ -35,7 +35,8 @@ SELECT b.node_id, b.on_gpu, b.category, b.start_ns, b.end_ns,
             WHEN b.category = 'launch_call' AND $launch_latency_ns IS NOT NULL THEN $launch_latency_ns
             WHEN e.unsynced AND b.end_src IS NOT NULL THEN b.end_ns - b.end_ready_ns
             ELSE b.end_ns - b.start_ns END AS duration_ns,
-       CASE WHEN b.end_src IS NOT NULL AND NOT coalesce(e.unsynced, false) THEN b.end_ns - b.end_ready_ns END AS tail_ns,
+       CASE WHEN b.end_src IS NOT NULL AND NOT coalesce(e.unsynced, false) THEN b.end_ns - b.end_ready_ns
+       END AS tail_ns,
        coalesce(e.removed, false) AS removed,
        b.category = 'kernel' AND c.name IS NOT NULL AS communication
 FROM graph_binding b

@@ -5,7 +5,7 @@
 -- for; any other node ends its own time after its start. Without edits every node keeps its measured times. A
 -- cycle (only possible through zero-length nodes and ties) is broken at the earliest event it holds, and counted.
 -- The rows are as graph.binding's, in the replay's times, so the critical path walk reads them alike.
--- requires: whatif.nodes, whatif.edges
+-- requires: whatif.nodes, whatif.edges, common.edge_kinds, common.edge_kind_code
 -- computed by: nsight_ingest.passes
 -- access: public
 -- unique: node_id
@@ -23,10 +23,10 @@
 --   end_ready_ns    BIGINT   when that node ended in the replay (ns)
 --   cycles_broken   BIGINT   how many times the replay broke a cycle (the same on every row)
 SELECT n.node_id, n.start_ns, n.end_ns, n.duration_ns, n.tail_ns, e.src, e.from_start, e.at_end,
-       e.lag_ns, list_position(['launch', 'program', 'stream', 'sync'], e.kind) AS kind_code
+       e.lag_ns, edge_kind_code(e.kind) AS kind_code
 FROM whatif_nodes n LEFT JOIN (SELECT * FROM whatif_edges WHERE agrees) e ON e.dst = n.node_id;
 CREATE OR REPLACE TEMP TABLE whatif_binding AS
 SELECT p.node_id, n.on_gpu, n.category, p.start_ns, p.end_ns, p.start_src,
-       ['launch', 'program', 'stream', 'sync'][p.start_kind_code] AS start_kind, p.start_ready_ns, p.end_src,
+       edge_kinds()[p.start_kind_code] AS start_kind, p.start_ready_ns, p.end_src,
        p.end_ready_ns, p.cycles_broken
 FROM whatif_replay_pass p JOIN whatif_nodes n USING (node_id);

@@ -24,5 +24,6 @@ edges AS (
     FROM whatif_edges
 )
 SELECT m.span_ns AS measured_span_ns, r.span_ns AS predicted_span_ns, e.followed AS edges_followed,
-       e.disagreeing AS edges_disagreeing, e.overlapped AS edges_overlapped, coalesce(r.cycles_broken, 0) AS cycles_broken
+       e.disagreeing AS edges_disagreeing, e.overlapped AS edges_overlapped,
+       coalesce(r.cycles_broken, 0) AS cycles_broken
 FROM measured m, replayed r, edges e

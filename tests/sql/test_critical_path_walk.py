@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from nsight_ingest.passes import BEFORE, END_WAIT, OWN, START_WAIT, critical_path
+from nsight_ingest.graph_loops import BEFORE, END_WAIT, OWN, START_WAIT
+from nsight_ingest.passes import critical_path
 
 COLUMNS = ("node_id", "on_gpu", "start_ns", "end_ns", "start_src", "start_ready_ns", "end_src", "end_ready_ns")
 
