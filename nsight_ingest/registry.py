@@ -156,12 +156,15 @@ FINDINGS = Analysis(
 TIMELINE = Analysis(
     "timeline", "The capture as a Perfetto timeline: a process per GPU with a track per stream (each kernel with "
     "its component and family), API calls and NVTX ranges per thread, launch flows, busy and family counters, the "
-    "largest gaps marked with their idle cause.", timeline.answer, timeline.print_table,
+    "largest gaps marked with their idle cause, the critical path.", timeline.answer, timeline.print_table,
     modules=("timeline.track_keys", "timeline.earliest_cuts", "timeline.edges", "timeline.begins", "timeline.ends",
-             "timeline.flows", "timeline.counters", "timeline.threads", "launches.largest_gaps"),
-    keys=("slices", "counters", "threads", "gaps", "window", "range_end_ns",
+             "timeline.flows", "timeline.counters", "timeline.threads", "launches.largest_gaps",
+             "graph.path_slices"),
+    keys=("slices", "counters", "threads", "gaps", "critical_path", "window", "range_end_ns",
           "nvtx_window", "inputs", "rule_set"),
     options=(Option("top", "--top", 10, "how many of the largest gaps to mark", minimum=0, maximum=MOST),
+             Option("critical_path", "--critical-path/--no-critical-path", True, "draw the critical path on a track of its own "
+                    "(critical-path); --no-critical-path leaves out its walk over the dependency graph"),
              Option("bins", "--bins", 1000, "counter samples over the span (the busy and family counters' bins)",
                     minimum=1, maximum=MOST),
              Option("max_events", "--max-events", 2_000_000, "the most slices and counter samples to write: a "

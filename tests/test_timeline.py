@@ -83,6 +83,7 @@ def slice_rows(slices: list[Slice], *keys: str) -> list[tuple]:
 
 GPU_KEYS = ("op_kind", "component", "family", "corr_id", "duration_ns", "grid_x", "grid_y", "grid_z", "block_x",
             "block_y", "block_z", "transfer_bytes", "src_mem_kind", "dst_mem_kind")
+PATH_TRACK = "critical path (critical-path)"
 EXPECTED_GPU = [  # by track name; the gemm is no component of the default set: 'other'; a fill is of family memory
     (GPU, "Stream 20", 510, 600, "vectorized_elementwise_kernel", "kernel", "other", "memory", 14, 90, 2, 1, 1,
      32, 1, 1, None, None, None),
@@ -108,6 +109,19 @@ EXPECTED_GAPS = [
     (GPU, "Largest idle gaps", 100, 250, "idle 150 ns: memory transfer", 150, 50, 30, 30, 40),
     (GPU, "Largest idle gaps", 450, 510, "idle 60 ns: cpu launch", 60, 0, 0, 55, 5),
 ]
+# the critical path, back from the fill that ends last: its launch latency after its call at 495, the CPU work since
+# the graph launch returned at 210, the graph launch, the CPU work since the synchronization returned at 180, which
+# waited 30 ns past the memcpy's end, the memcpy (its stream's K1 ended at 100, after its launch call), K1
+EXPECTED_PATH = [
+    ("Critical path", PATH_TRACK, 0, 100, "kernel: Kernel2", "kernel"),
+    ("Critical path", PATH_TRACK, 100, 150, "memcpy: [CUDA memcpy Host-to-Device]", "memcpy"),
+    ("Critical path", PATH_TRACK, 150, 180, "synchronization: cudaStreamSynchronize_v3020", "synchronization"),
+    ("Critical path", PATH_TRACK, 180, 200, "cpu work: cudaGraphLaunch_v10000", "cpu_work"),
+    ("Critical path", PATH_TRACK, 200, 210, "launch call: cudaGraphLaunch_v10000", "launch_call"),
+    ("Critical path", PATH_TRACK, 210, 495, "cpu work: cudaLaunchKernel_v7000", "cpu_work"),
+    ("Critical path", PATH_TRACK, 495, 510, "launch latency: vectorized_elementwise_kernel", "launch_latency"),
+    ("Critical path", PATH_TRACK, 510, 600, "kernel: vectorized_elementwise_kernel", "kernel"),
+]
 # the launch call's start -> its kernel's start
 EXPECTED_FLOWS = {(-20, 0), (200, 250), (200, 350), (495, 510)}
 # bins of 100 ns (--bins 6 over the 600 ns span), as % of the bin; a sample where the value changes, and 0 at the end
@@ -126,7 +140,8 @@ def check_hand_built(read: Read) -> None:
     assert slice_rows(read.on("NVTX"), "level") == EXPECTED_NVTX
     assert slice_rows(read.on("Largest"), "gap_ns", "memory_transfer_ns", "synchronization_ns", "cpu_launch_ns",
                       "other_ns") == EXPECTED_GAPS
-    assert len(read.slices) == 5 + 5 + 2 + 2
+    assert slice_rows(read.on("critical"), "category") == EXPECTED_PATH
+    assert len(read.slices) == 5 + 5 + 2 + 2 + 8
     assert {(a - T0, b - T0) for a, b in read.flows()} == EXPECTED_FLOWS
     full_names = {s.start_ns - T0: s.args["full_name"] for s in read.on("Stream")}
     assert full_names == {0: GEMM, 100: "[CUDA memcpy Host-to-Device]", 250: GEMM, 350: FILL, 510: FILL}
@@ -144,7 +159,7 @@ def test_hand_built_capture_slice_by_slice(tmp_path, run_cli):
     answer = result.json()
     assert answer["format"] == "perfetto"
     assert answer["events"] == {"gpu_slices": 5, "gap_markers": 2, "cpu_slices": 5, "nvtx_slices": 2,
-                                "counter_samples": 17, "flows": 4}
+                                "critical_path": 8, "counter_samples": 17, "flows": 4}
     assert [i["role"] for i in answer["inputs"]] == ["gpu_trace", "kernel_exec_trace", "nvtx_trace", "api_trace"]
     assert answer["cut_at_ns"] is None and answer["time_offset_ns"] == 0
 
@@ -278,7 +293,8 @@ def test_a_range_keeps_the_operations_launched_in_it(tmp_path, run_cli):
 
 def test_max_events_cuts_the_timeline_where_the_limit_is_reached(tmp_path, run_cli):
     gpu = hand_capture(tmp_path / "capture")
-    result = run_cli("timeline", gpu, "-o", tmp_path / "cut.pftrace", "--bins", "6", "--max-events", "9")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "cut.pftrace", "--bins", "6", "--max-events", "9",
+                     "--no-critical-path")
     assert result.code == 0, result.err
     # what a cut goes by, in order: NVTX step -30, the launch call -20, K1 (launched at -20), the three counters'
     # samples at 0, the memcpy call at 90, then four at 100. Cut at 100, 7 would start before it and the three

@@ -56,8 +56,8 @@ class Slices:
 
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The tracks' slices (left in the store), the counters as an Arrow table, the thread names and the `top`
-    largest gaps with their cause, with the inputs and rule sets that made them; options: `bins` counter samples
-    over the span, `top` gaps."""
+    largest gaps with their cause, the critical path's segments, with the inputs and rule sets that made them;
+    options: `bins` counter samples over the span, `top` gaps, `critical_path` (whether to walk it)."""
     window = scope.context.window
     slices = Slices(scope)
     if not any(track["kind"] == "gpu_slices" for track in slices.tracks()):
@@ -68,6 +68,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "counters": scope.table("timeline.counters", bins=options["bins"]),
         "threads": scope.rows("timeline.threads"),
         "gaps": [idle.gap_causes(gap, idle.unknown_causes(capture)) for gap in gaps],
+        "critical_path": scope.table("graph.path_slices") if options["critical_path"] else None,
         "window": window.label if window else None,
         # what the range that shows the rest of a cut timeline needs: the window's end (None: open), whether NVTX
         # ranges make the window (no --range shows the rest of those)

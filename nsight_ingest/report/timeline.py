@@ -36,6 +36,7 @@ from nsight_ingest.text import duration
 GPU_PID_BASE = 1 << 30  # the pid of a device's process: above any Linux pid (pid_max is at most 2^22)
 TRACK_TID_BASE = 1 << 30  # in JSON, the thread id of a track that is no thread of the capture (streams, NVTX)
 UNKNOWN_PID = GPU_PID_BASE - 1  # API calls or ranges of an export that names no process
+PATH_PID = GPU_PID_BASE - 2  # the critical path's process (shown first)
 
 # Event order at one timestamp: slices ending, zero-length slices (each begun and ended at once), counter samples,
 # slices beginning.
@@ -70,7 +71,8 @@ class Track:
 
 @dataclass
 class Markers:
-    """The largest gaps as slices (few: held here, where the other slices stay in the store)."""
+    """The largest gaps and the critical path's segments as slices (held here, where the other slices stay in the
+    store: the gaps are few, the path at most a few per node on it)."""
 
     start: np.ndarray
     end: np.ndarray
@@ -78,10 +80,20 @@ class Markers:
     depth: np.ndarray  # nesting depth on its track (0: outermost)
     name: list[str]
     columns: dict[str, list[Any]]  # argument name -> its value per marker
+    kind: list[str]  # what each one is: gap_markers or critical_path (the count it adds to)
 
     def args(self, row: int) -> dict[str, Any]:
         """The arguments of one marker."""
         return {name: values[row] for name, values in self.columns.items() if values[row] is not None}
+
+    def __add__(self, other: Markers) -> Markers:
+        names = list(dict.fromkeys([*self.columns, *other.columns]))
+        return Markers(*(np.concatenate([getattr(self, a), getattr(other, a)]) for a in ("start", "end", "tracks",
+                                                                                         "depth")),
+                       self.name + other.name,
+                       {n: self.columns.get(n, [None] * len(self.name)) + other.columns.get(n, [None] * len(other.name))
+                        for n in names},
+                       self.kind + other.kind)
 
 
 @dataclass
@@ -216,7 +228,23 @@ def _gaps(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int])
              for g in gaps]
     keys = ("gap_ns", "idle_cause", *GAP_CAUSES,
             "before", "before_component", "after", "after_component", "stream_id")
-    timeline.markers = Markers(start, end, tracks, depth, names, {key: [g[key] for g in gaps] for key in keys})
+    timeline.markers = Markers(start, end, tracks, depth, names, {key: [g[key] for g in gaps] for key in keys},
+                               ["gap_markers"] * len(gaps))
+
+
+def _path(timeline: Timeline, path: pa.Table | None) -> None:
+    """The critical path's segments on a track of their own, each named by its category and node."""
+    if path is None or not path.num_rows:
+        return
+    timeline.processes[PATH_PID] = ("Critical path", -1)
+    track = timeline.track(PATH_PID, "critical path (critical-path)", 0)
+    columns = {name: _column(path, name) for name in ("category", "name", "device", "stream_id", "pid", "tid")}
+    labels = [f"{category.replace('_', ' ')}: {short}" if short else category.replace("_", " ")
+              for category, short in zip(columns["category"], _column(path, "short_name"), strict=True)]
+    start = _times(path, "start_ns")
+    segments = Markers(start, _times(path, "end_ns"), np.full(len(start), track), np.zeros(len(start), np.int64),
+                       labels, columns, ["critical_path"] * len(start))
+    timeline.markers = segments if timeline.markers is None else timeline.markers + segments
 
 
 def build(rows: dict[str, Any]) -> Timeline:
@@ -237,6 +265,7 @@ def build(rows: dict[str, Any]) -> Timeline:
     _counters(timeline, rows, device_pids)
     _gpu(timeline, keys["gpu_slices"], device_pids)
     _gaps(timeline, rows, device_pids)
+    _path(timeline, rows.get("critical_path"))
     _cpu(timeline, rows, keys)
     timeline.slices = sum(k["slices"] for found in keys.values() for k in found)
     firsts = [k["first_start_ns"] for found in keys.values() for k in found] + \
@@ -589,7 +618,7 @@ def _part(timeline: Timeline, begins: pa.Table, ends: pa.Table, low: int, high: 
 
 def _written(writer: Any, timeline: Timeline, slices: Any, before: int, split: set[int]) -> dict[str, int]:
     """Write every event, a part at a time; how many of each kind."""
-    counts = dict.fromkeys(KINDS, 0) | {"counter_samples": 0}
+    counts = dict.fromkeys(KINDS, 0) | {"critical_path": 0, "counter_samples": 0}
     for low, high in _parts(timeline, slices):
         ends = slices.ends(low, high, before)
         part, begun = _part(timeline, slices.begins(low, high, before), ends, low, high, before)
@@ -612,7 +641,7 @@ def _written(writer: Any, timeline: Timeline, slices: Any, before: int, split: s
                 markers = timeline.markers
                 writer.slice_begin(timeline.tracks[markers.tracks[row]], ts, int(markers.end[row]), markers.name[row],
                                    markers.args(row), [], None)
-                counts["gap_markers"] += 1
+                counts[markers.kind[row]] += 1
             else:
                 found = begun[source]
                 flows_out = [f for f in found.flows_out[row] if f not in split] if found.flows_out else []
