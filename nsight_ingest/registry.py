@@ -174,13 +174,16 @@ TIMELINE = Analysis(
 
 REPORT = Analysis(
     "report", "One capture as a self-contained HTML page (plotly charts, offline): summary cards, time by component "
-    "and family, top kernels, busy % over time per GPU, gap lengths, idle causes; the NVTX groups with --by-nvtx, "
+    "and family, top kernels, busy % over time per GPU, gap lengths, idle causes, the critical path; the NVTX groups "
+    "with --by-nvtx, "
     "ncu verdicts per component with --ncu.", capture_report.answer, capture_report.print_table,
-    modules=("timeline.counters", "launches.gap_histogram"),
-    keys=("utilization", "span_start_ns", "gap_histogram", "gap_bins_per_decade"),
+    modules=("timeline.counters", "launches.gap_histogram", "graph.composition", "graph.path_nodes"),
+    keys=("utilization", "span_start_ns", "gap_histogram", "gap_bins_per_decade", "critical_path"),
     options=(Option("top", "--top", 25, "how many kernels the top-kernels table lists (by total time)", minimum=1,
                     maximum=MOST),
              Option("bins", "--bins", 200, "time bins of the busy-over-time chart", minimum=1, maximum=100_000),
+             Option("critical_path", "--critical-path/--no-critical-path", True, "chart what the critical path is "
+                    "made of (critical-path); --no-critical-path leaves out its walk over the dependency graph"),
              *THRESHOLDS),
     scopes="one page", takes_ncu=True, cacheable=False)
 

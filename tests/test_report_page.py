@@ -45,9 +45,14 @@ def test_hand_built_capture(tmp_path, run_cli):
     assert out.code == 0, out.err
     written = out.json()
     assert written["output"] == str(page_path) and written["bytes"] == page_path.stat().st_size
-    assert written["sections"] == ["summary", "time", "kernels", "utilization", "idle", "provenance"]
+    assert written["sections"] == ["summary", "time", "kernels", "utilization", "idle", "path", "provenance"]
     page = html_page.read(page_path)
-    assert page.sections == written["sections"] and page.charts == written["charts"] == 5
+    assert page.sections == written["sections"] and page.charts == written["charts"] == 6
+    # the critical path's chart covers the 650 ns span; its table lists what critical-path lists
+    assert "the critical path: 650 ns (the GPU span)" in page.text
+    path = run_cli("critical-path", str(gpu)).json()
+    assert [(n["category"], n["ms"], n["segments"]) for n in page.tables["path-nodes"].records()] == [
+        (n["category"], f"{n['time_ns'] / 1e6:.3f}", str(n["segments"])) for n in path["nodes"]]
     assert {label: page.cards[label] for label in ("GPU span", "kernel time", "union busy", "GPU idle",
                                                     "launch gaps", "exposed communication")} == {
         "GPU span": "650 ns", "kernel time": "610 ns", "union busy": "69.23%", "GPU idle": "200 ns",
@@ -146,7 +151,8 @@ def test_nvtx_groups_and_ncu(tmp_path, run_cli):
     assert out.code == 0, out.err
     assert out.json()["nvtx_groups"] == ["prefill", "decode"]
     page = html_page.read(page_path)
-    assert page.sections == ["summary", "time", "kernels", "utilization", "idle", "groups", "ncu", "provenance"]
+    assert page.sections == ["summary", "time", "kernels", "utilization", "idle", "path", "groups", "ncu",
+                             "provenance"]
     groups = run_cli("classify", str(gpu), "--by-nvtx", pattern).json()["groups"]
     assert [(g["group"], g["ranges"], g["kernels"], g["kernel time ms"], g["CPU-launch idle ms"],
              g["most time in (family)"]) for g in page.tables["nvtx-groups"].records()] == [
@@ -285,7 +291,7 @@ def test_a_single_kernel_capture(tmp_path, run_cli):
     # no API trace: synchronization cannot be told, and the page says what it needs
     assert ("their time counted under the later causes: graph replay not traced (no CUDA API trace (cuda_api_trace) "
             "to show CUDA graph replays); synchronization (no CUDA API trace (cuda_api_trace))") in page.text
-    assert page.charts == out.json()["charts"] == 4  # component, family, busy over time, idle causes
+    assert page.charts == out.json()["charts"] == 5  # component, family, busy over time, idle causes, the path
     answer = report_answer(CaptureFiles(str(gpu)), bins=1)
     assert answer["gap_histogram"] == {} and [b["busy_percent"] for b in answer["utilization"]["NVIDIA H200 (0)"]] == [
         pytest.approx(100 * 100 / 650)]
@@ -296,7 +302,7 @@ def test_the_table_says_what_was_written(tmp_path, run_cli):
     out = run_cli("report", str(LLM), "-o", str(page_path), "--nvtx", "request 0 prefill", "--format", "table")
     assert out.code == 0, out.err
     lines = out.out.splitlines()
-    assert lines[0] == f"report {page_path}: {page_path.stat().st_size:,} bytes, 5 charts"
-    assert lines[1] == "sections: summary, time, kernels, utilization, idle, provenance"
+    assert lines[0] == f"report {page_path}: {page_path.stat().st_size:,} bytes, 6 charts"
+    assert lines[1] == "sections: summary, time, kernels, utilization, idle, path, provenance"
     assert lines[2] == "window: nvtx request 0 prefill"
     assert any(line.startswith("gpu_trace: ") and "(1,280 rows, sha256 9a248dfbc541)" in line for line in lines)

@@ -1,11 +1,13 @@
-"""The one-capture report's own figures: how busy each GPU is over time and how long its idle gaps are. The rest
-of the page is the classify and launches answers of the same scope (the pipeline's "one page")."""
+"""The one-capture report's own figures: how busy each GPU is over time, how long its idle gaps are, what its
+critical path is made of. The rest of the page is the classify and launches answers of the same scope (the
+pipeline's "one page")."""
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
 from nsight_ingest.analysis import percent
+from nsight_ingest.analysis.critical_path import path_block
 from nsight_ingest.sqlmodules import Scope
 from nsight_ingest.store import Capture
 from nsight_ingest.tables import escape, new_console
@@ -15,12 +17,14 @@ if TYPE_CHECKING:
 
 
 GAP_BINS_PER_DECADE = 4  # the gap-length histogram's logarithmic bins: 1, 1.8, 3.2, 5.6, 10 ... ns
+PATH_NODES = 10  # the nodes that hold most of the critical path, listed under its chart
 
 
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """Per device: busy % (the time some kernel runs) in each of `bins` time bins over the span (which starts at
     span_start_ns, the origin of the page's times), and the positive launch gaps counted in logarithmic length bins
-    (device None: all devices together, under `all`)."""
+    (device None: all devices together, under `all`); the critical path's composition and top nodes unless
+    `critical_path` is off."""
     utilization: dict[str, list[dict[str, Any]]] = {}
     for row in scope.rows("timeline.counters", bins=options["bins"]):
         if row["family"] is None:
@@ -34,7 +38,8 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
              "total_ns": int(row["total_ns"])})
     span_start = min((bins[0]["start_ns"] for bins in utilization.values()), default=None)
     return {"utilization": utilization, "span_start_ns": span_start, "gap_histogram": histogram,
-            "gap_bins_per_decade": GAP_BINS_PER_DECADE}
+            "gap_bins_per_decade": GAP_BINS_PER_DECADE,
+            "critical_path": path_block(scope, "graph", PATH_NODES) if options["critical_path"] else None}
 
 
 def print_table(result: dict[str, Any], console: Console | None = None) -> None:

@@ -163,6 +163,27 @@ def _idle(idle: dict[str, Any]) -> str:
                        if unknown else "")
 
 
+def _critical_path(path: dict[str, Any]) -> str:
+    """What the critical path is made of (a bar per part, most on top) and the nodes that hold most of it."""
+    import plotly.graph_objects as go
+
+    shown = sorted(((part, ns) for part, ns in path["composition"].items() if ns), key=lambda item: item[1])
+    fig = go.Figure(go.Bar(
+        x=[ns / 1e6 for _, ns in shown], y=[part.replace("_", " ") for part, _ in shown], orientation="h",
+        text=[f"{ms(ns)} ms ({pct(path['composition_percent'][part])})" for part, ns in shown],
+        textposition="auto", hovertemplate="%{y}: %{x:,.3f} ms<extra></extra>"))
+    fig.update_layout(xaxis_title="time on the critical path (ms)", yaxis={"automargin": True})
+    nodes = path["nodes"]
+    labels = kernel_labels([n["name"] or "" for n in nodes], [n["short_name"] or "" for n in nodes])
+    table = html.table("path-nodes", [Column("category"), Column("node", wraps=True), Column("ms", numeric=True),
+                                      Column("% of path", numeric=True), Column("segments", numeric=True)],
+                       [[n["category"], label, number(n["time_ns"] / 1e6, ms(n["time_ns"])),
+                         number(n["percent_of_path"], pct(n["percent_of_path"])),
+                         number(n["segments"], f"{n['segments']:,}")] for label, n in zip(labels, nodes, strict=True)])
+    return html.figure(fig, f"the critical path: {duration(path['critical_path_ns'])} (the GPU span)",
+                       height=max(260, 60 + 34 * len(shown))) + table
+
+
 def _largest_gaps(gaps: list[dict[str, Any]], span_start_ns: int) -> str:
     if not gaps:
         return ""
@@ -296,6 +317,12 @@ def sections(answer: dict[str, Any]) -> list[tuple[str, str]]:
             _largest_gaps(launch["largest_gaps"], span_start),
             note=_idle_note(summary))),
     ]
+    if answer["critical_path"] is not None:
+        parts.append(("path", html.section(
+            "path", "The critical path", _critical_path(answer["critical_path"]),
+            note="The chain of waits through the capture's dependency graph that ends at the GPU span's end: what "
+                 "the span is made of (nsight-ingest critical-path; whatif replays it with edits). A wait counts "
+                 "for the node that waited.")))
     if len(summary["devices"]) > 1:
         parts.append(("gpus", html.section("gpus", "Per GPU", _devices(summary["devices"]))))
     if answer["groups"]:
