@@ -26,31 +26,32 @@ def _better(time: int, ready: int, kind: int, source: int, best: tuple[int, int,
 
 
 @njit(cache=True)
-def bindings(dst, src, kind, ready, at_end, start, end):
+def bindings(dst, src, kind, ready, held, at_end, start, end):
     """What held each node back (graph.binding), from its edges (each with the node's start and end): of the edges
-    into its start, the one whose source let it go last no later than its start; of those into its end, the latest
-    that ended while it ran; ties go to the later kind code, then the higher source id. Per node with either: its
-    id, each edge's source (NONE: none), the start edge's kind code and both ready times."""
+    into its start that let it go no later than its start, the one that held it last (latest `held`, capped at the
+    start); of those into its end, the latest that ended while it ran; ties go to the later kind code, then the
+    higher source id. Per node with either: its id, each edge's source (NONE: none), the start edge's kind code and
+    both ready times."""
     low = dst.min() if len(dst) else 0
     slots = (dst.max() - low + 1) if len(dst) else 0
-    start_best = np.full((slots, 3), NONE, dtype=np.int64)  # ready, kind, source of the binding start edge
-    end_best = np.full((slots, 3), NONE, dtype=np.int64)
+    start_best = np.full((slots, 4), NONE, dtype=np.int64)  # held, kind, source, ready of the binding start edge
+    end_best = np.full((slots, 4), NONE, dtype=np.int64)
     for edge in range(len(dst)):
         slot = dst[edge] - low
         if at_end[edge]:
             if not (start[edge] < ready[edge] <= end[edge]):
                 continue
-            best = end_best
+            best, until = end_best, ready[edge]
         elif ready[edge] <= start[edge]:
-            best = start_best
+            best, until = start_best, min(held[edge], start[edge])
         else:
             continue
-        found = (ready[edge], kind[edge], src[edge])
+        found = (until, kind[edge], src[edge])
         if best[slot, 2] == NONE or found > (best[slot, 0], best[slot, 1], best[slot, 2]):
-            best[slot, 0], best[slot, 1], best[slot, 2] = found
-    held = np.flatnonzero((start_best[:, 2] != NONE) | (end_best[:, 2] != NONE))
-    return (held + low, start_best[held, 2].copy(), start_best[held, 1].copy(), start_best[held, 0].copy(),
-            end_best[held, 2].copy(), end_best[held, 0].copy())
+            best[slot, 0], best[slot, 1], best[slot, 2], best[slot, 3] = until, kind[edge], src[edge], ready[edge]
+    nodes = np.flatnonzero((start_best[:, 2] != NONE) | (end_best[:, 2] != NONE))
+    return (nodes + low, start_best[nodes, 2].copy(), start_best[nodes, 1].copy(), start_best[nodes, 3].copy(),
+            end_best[nodes, 2].copy(), end_best[nodes, 3].copy())
 
 
 @njit(cache=True)

@@ -492,8 +492,8 @@ def binding(rows: Columns) -> Columns:
         return np.ascontiguousarray(column(rows, name)[0], dtype=dtype)
 
     node, start_src, start_kind, start_ready, end_src, end_ready = bindings(
-        values("dst"), values("src"), values("kind_code"), values("ready_ns"), values("at_end", np.bool_),
-        values("start_ns"), values("end_ns"))
+        values("dst"), values("src"), values("kind_code"), values("ready_ns"), values("held_ns"),
+        values("at_end", np.bool_), values("start_ns"), values("end_ns"))
     held, released = start_src != NONE, end_src != NONE
     return {"node_id": node, "start_src": masked(start_src, held), "start_kind_code": masked(start_kind, held),
             "start_ready_ns": masked(start_ready, held), "end_src": masked(end_src, released),

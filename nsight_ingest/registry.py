@@ -149,9 +149,12 @@ AUDIT = Analysis(
 FINDINGS = Analysis(
     "findings", "What to fix first: diagnoses from SQL finding rules, each with its evidence and the most time fixing "
     "it could save, ranked by that gain ceiling.", findings.answer, findings.print_table,
-    modules=tuple(item.module for item in findings.EVIDENCE),
-    keys=("findings", "skipped", "gpu_span_ns", "rule_set", "inputs"), options=THRESHOLDS, takes_ncu=True,
-    uses_findings=True)
+    modules=(*(item.module for item in findings.EVIDENCE), "whatif.targets", "whatif.edit_matches", "whatif.summary"),
+    keys=("findings", "skipped", "gpu_span_ns", "rule_set", "inputs"),
+    options=(*THRESHOLDS, Option("replay_ceilings", "--replay-ceilings/--no-replay-ceilings", True, "take the gain "
+                                 "ceilings of launch-bound, synchronization and communication findings from a replay "
+                                 "of the dependency graph without what they name (whatif)")),
+    takes_ncu=True, uses_findings=True)
 
 TIMELINE = Analysis(
     "timeline", "The capture as a Perfetto timeline: a process per GPU with a track per stream (each kernel with "
@@ -208,7 +211,7 @@ WHATIF = Analysis(
     keys=("source_gpu_trace", "measured_span_ns", "predicted_span_ns", "change_percent", "speedup", "edits",
           "critical_path", "replay", "graph", "inputs", "rule_set"),
     options=(Option("launch_latency", "--launch-latency", None, "DUR (2us, 800ns): kernels fed as from a CUDA "
-                    "graph: each starts DUR after its launch call starts at the earliest, a launch call takes DUR "
+                    "graph: each starts at most DUR after its launch call starts, a launch call takes at most DUR "
                     "and follows the thread's previous launch call at once", kind=str | None),
              Option("kernel_speedup", "--kernel-speedup", None, "family=FAMILY:X or name=REGEX:X: those kernels run "
                     "X times faster; repeatable", kind=list[str] | None),

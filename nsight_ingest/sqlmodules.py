@@ -235,6 +235,10 @@ class Scope:
             self.built.add(name)
             self.seconds[name] = time.perf_counter() - started
 
+    def forget(self, family: str) -> None:
+        """Build the modules of `family` (whatif: whatif.*) again when next asked: the values they read changed."""
+        self.built = {name for name in self.built if not name.startswith(f"{family}.")}
+
     def _ready(self, name: str) -> Module:
         """The query module `name`, its requirements built."""
         found = module(name)

@@ -40,9 +40,10 @@ def capture(folder, kernels, memops=(), calls=(), api=True):
     return gpu
 
 
-def findings(run_cli, gpu, *options):
-    """The findings JSON of a capture, checked to be whole: every finding ranked by its ceiling, within the span."""
-    result = run_cli("findings", str(gpu), *options)
+def findings(run_cli, gpu, *options, replay=False):
+    """The findings JSON of a capture, checked to be whole: every finding ranked by its ceiling, within the span.
+    Without `replay` the ceilings are the rules' own (--no-replay-ceilings): what most tests here work out."""
+    result = run_cli("findings", str(gpu), *options, *(() if replay else ("--no-replay-ceilings",)))
     assert result.code == 0, result.err
     out = result.json()
     ceilings = [f["gain_ceiling_ns"] for f in out["findings"]]
@@ -65,22 +66,28 @@ def skipped(out):
 # kernel starts. Before kernels 1..9 the GPU is idle 800 ns: 700 of them while the call has not returned (CPU launch)
 # and 100 after (other). Span 9 x 1000 + 200 = 9200; CPU launch 9 x 700 = 6300 (68.5%: high).
 # Every kernel (200 ns) runs shorter than its call (800 ns): ten tiny gemms, and the GPU waited 6300 ns for them.
+# The replay with launches as from a CUDA graph (2 us at most each): the calls follow one another at once, 800 ns
+# each, from -900; each kernel starts 900 ns after its call (its measured lag, under 2 us), at 800 i: the span is
+# 7200 + 200 = 7400, 1800 ns shorter. That is the finding's ceiling (6300 ns without the replay).
 LAUNCH_BOUND = [(1000 * i, 200, GEMM, 7, 1000 * i - 900, 800) for i in range(10)]
 
 
 def test_cpu_launch_bound_and_tiny_kernels(tmp_path, run_cli):
-    out = findings(run_cli, capture(tmp_path, LAUNCH_BOUND))
+    out = findings(run_cli, capture(tmp_path, LAUNCH_BOUND), replay=True)
     found = by_id(out)
-    assert [f["id"] for f in out["findings"]] == ["cpu_launch_bound", "tiny_kernels"]  # equal ceilings: by id
+    assert [f["id"] for f in out["findings"]] == ["tiny_kernels", "cpu_launch_bound"]  # by gain ceiling
     launch = found["cpu_launch_bound"]
-    assert (launch["severity"], launch["gain_ceiling_ns"], launch["scope"]) == ("high", 6300, {"device": DEVICE})
+    assert (launch["severity"], launch["gain_ceiling_ns"], launch["scope"]) == ("high", 1800, {"device": DEVICE})
+    assert (launch["gain_ceiling_from"], launch["heuristic_gain_ceiling_ns"]) == ("replay", 6300)
     assert launch["evidence"] == {"cpu_launch_ns": 6300, "kernel_idle_ns": 7200, "gpu_span_ns": 9200,
                                   "kernel_count": 10, "cpu_launch_percent_of_span": pytest.approx(100 * 6300 / 9200),
                                   "wait_per_kernel_ns": 630,  # up to 100 us a kernel: launch overhead
                                   "launch_calls": 10, "host_sync_calls": 0, "calls_counted_from": "api_trace"}
-    assert launch["gain_ceiling_percent_of_span"] == pytest.approx(100 * 6300 / 9200)
+    assert launch["gain_ceiling_percent_of_span"] == pytest.approx(100 * 1800 / 9200)
     tiny = found["tiny_kernels"]
-    assert (tiny["severity"], tiny["gain_ceiling_ns"]) == ("high", 6300)  # 68% of the span
+    assert (tiny["severity"], tiny["gain_ceiling_ns"], tiny["gain_ceiling_from"]) == ("high", 6300, "heuristic")
+    without = by_id(findings(run_cli, capture(tmp_path, LAUNCH_BOUND)))["cpu_launch_bound"]
+    assert without["gain_ceiling_ns"] == 6300 and "gain_ceiling_from" not in without
     assert tiny["scope"] == {"device": DEVICE, "family": "gemm"}
     assert tiny["evidence"] == {"family": "gemm", "kernels": 10, "short_kernels": 10, "short_kernel_ns": 2000,
                                 "launch_call_ns": 8000, "cpu_launch_idle_ns": 6300, "gpu_span_ns": 9200}
@@ -267,7 +274,8 @@ def test_cpu_launch_bound_per_nvtx_group(tmp_path, run_cli):
     # classify --findings: the groups' summaries, and their findings ranked together
     classified = run_cli("classify", gpu, "--by-nvtx", r"step (\w)", "--findings").json()
     assert set(classified["groups"]) == {"a", "b"}
-    assert classified["findings"]["findings"] == out["findings"]
+    assert classified["findings"]["findings"] == findings(run_cli, gpu, "--by-nvtx", r"step (\w)", replay=True)[
+        "findings"]
 
 
 # Synchronization: gemm A [0,1000), gemm B [5000,6000), launched by calls that return before A ends; the host waits
@@ -549,19 +557,20 @@ def test_classify_with_findings(tmp_path, run_cli):
     gpu = capture(tmp_path, LAUNCH_BOUND)
     out = run_cli("classify", gpu, "--findings").json()
     assert out["kernel_count"] == 10
-    assert [f["id"] for f in out["findings"]["findings"]] == ["cpu_launch_bound", "tiny_kernels"]
+    # the launch-bound finding's ceiling is its replay's (1800 ns: test_cpu_launch_bound_and_tiny_kernels)
+    assert [f["id"] for f in out["findings"]["findings"]] == ["tiny_kernels", "cpu_launch_bound"]
     gated = run_cli("classify", gpu, "--fail-on", "high")
     assert (gated.code, gated.json()["findings"]["gate"]["failed"]) == (1, True)
     table = run_cli("classify", gpu, "--findings", "--format", "table")
-    assert "CPU launch-bound" in table.out and "68.48%" in table.out
+    assert "CPU launch-bound" in table.out and "68.48%" in table.out and "19.57%" in table.out
     assert "skipped memory_bound_hot_kernel" in table.out
 
 
 def test_findings_table(tmp_path, run_cli):
     out = run_cli("findings", capture(tmp_path, LAUNCH_BOUND), "--format", "table").out
     lines = [line for line in out.splitlines() if line.lstrip().startswith(("1 ", "2 "))]
-    assert "high" in lines[0] and "CPU launch-bound" in lines[0] and "0.006" in lines[0] and "68.48%" in lines[0]
-    assert "Tiny kernels" in lines[1]
+    assert "high" in lines[0] and "Tiny kernels" in lines[0] and "0.006" in lines[0] and "68.48%" in lines[0]
+    assert "CPU launch-bound" in lines[1] and "0.002" in lines[1] and "19.57%" in lines[1]  # its replay's ceiling
     assert "cpu_launch_bound: Launch fewer kernels" in out
 
 
@@ -719,7 +728,7 @@ def test_the_nightly_history_keeps_each_findings_ceiling(tmp_path):
     (named,) = nightly.discover(tmp_path)
     rows = nightly.capture_rows(named, nightly.RuleFolders())["rows"]
     assert {(r["component"], r["value"]) for r in rows if r["metric"] == "finding_gain_ceiling_ms"} == {
-        ("cpu_launch_bound", 6300 / 1e6), ("tiny_kernels", 6300 / 1e6)}
+        ("cpu_launch_bound", 1800 / 1e6), ("tiny_kernels", 6300 / 1e6)}  # the launch-bound one's from its replay
     # a pack of one's own decides them
     pack = write_rules(tmp_path / "pack", {"long.sql": GOOD})
     rows = nightly.capture_rows(named, nightly.RuleFolders(findings=str(pack)))["rows"]

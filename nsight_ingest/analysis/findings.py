@@ -7,7 +7,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from nsight_ingest import finding_rules
-from nsight_ingest.analysis import inputs_block, rule_set_block
+from nsight_ingest.analysis import inputs_block, percent, rule_set_block, whatif
 from nsight_ingest.analysis.ncu import Thresholds
 from nsight_ingest.errors import EmptyScope
 from nsight_ingest.sqlmodules import Scope, ScopeContext
@@ -110,11 +110,32 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     span = int(totals[0]["gpu_span_ns"])
     found, skipped = finding_rules.run(scope.context.finding_set, relations, optional_inputs(capture), span)
+    if options.get("replay_ceilings", True):
+        found = replay_ceilings(scope, found, span)
     if window:  # each finding says which window it is in, even when its rule's scope leaves that out
         found = [{**f, "scope": {"nvtx_group": window.label, **f["scope"]}} for f in found]
     return {"findings": found, "skipped": skipped, "gpu_span_ns": span,
             **({"window": window.label} if window else {}),
             "rule_set": finding_set_block(scope.context), "inputs": inputs_block(capture.roles())}
+
+
+def replay_ceilings(scope: Scope, found: list[dict[str, Any]], span: int) -> list[dict[str, Any]]:
+    """The findings with their gain ceilings from a replay of the dependency graph without what they name, where
+    one can (whatif.FINDING_EDITS: a finding of the whole scope, not an NVTX group's), each saying which ceiling it
+    has; ranked again."""
+    gains: dict[str, int | None] = {}
+    ceilings = []
+    for finding in found:
+        if "nvtx_group" in finding["scope"]:
+            gain = None
+        else:
+            if finding["id"] not in gains:
+                gains[finding["id"]] = whatif.finding_gain(scope, finding["id"])
+            gain = gains[finding["id"]]
+        ceilings.append({**finding, "gain_ceiling_from": "heuristic"} if gain is None else {
+            **finding, "gain_ceiling_ns": gain, "gain_ceiling_percent_of_span": percent(gain, span),
+            "gain_ceiling_from": "replay", "heuristic_gain_ceiling_ns": finding["gain_ceiling_ns"]})
+    return finding_rules.rank(ceilings)
 
 
 def finding_set_block(context: ScopeContext) -> dict[str, Any]:
@@ -193,13 +214,15 @@ def print_table(result: dict[str, Any], console: Console | None = None) -> None:
     findings = result["findings"]
     if findings:
         table = grid(title=f"findings ({len(findings)}, ranked by gain ceiling; ceilings can overlap, do not add "
-                             f"them)")
+                             f"them; r: from a replay of the dependency graph without what the finding names)")
         for column, justify in (("#", "right"), ("severity", "left"), ("finding", "left"), ("ceiling ms", "right"),
                                 ("% span", "right"), ("scope", "left"), ("evidence", "left")):
             table.add_column(column, justify=justify, overflow="fold")
         for number, (finding, scope) in enumerate(zip(findings, _scope_texts(findings), strict=True), 1):
             table.add_row(str(number), finding["severity"], escape(finding["title"]),
-                          ms(finding["gain_ceiling_ns"]), pct(finding["gain_ceiling_percent_of_span"]),
+                          ms(finding["gain_ceiling_ns"]) + (" r" if finding.get("gain_ceiling_from") == "replay"
+                                                            else ""),
+                          pct(finding["gain_ceiling_percent_of_span"]),
                           escape(scope), escape(evidence_text(finding["evidence"])))
         console.print(table)
     else:

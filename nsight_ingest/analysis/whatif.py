@@ -26,6 +26,12 @@ _DURATION = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ns|us|µs|ms|s
 _SPEEDUP = re.compile(r"(family|name)=(.+):([^:]+)")
 # What each option edits (whatif_edits.edit), with how its value is written on the command line.
 SPEEDUP_EDITS = {"family": "kernel_speedup_family", "name": "kernel_speedup_name"}
+# The replay that removes what a finding names (its gain ceiling then is the span the replay saves): a launch-bound
+# device's kernels launched as from a CUDA graph, the host's synchronization calls gone, communication overlapped.
+GRAPH_LAUNCH_LATENCY = "2us"  # a kernel's launch cost in a CUDA graph replay
+FINDING_EDITS = {"cpu_launch_bound": {"launch_latency": GRAPH_LAUNCH_LATENCY},
+                 "synchronization_stalls": {"remove_syncs": ["Synchronize"]},
+                 "exposed_communication": {"overlap_communication": True}}
 REMOVAL_EDITS = {"remove_kernels": "remove_kernels", "remove_syncs": "remove_syncs"}
 
 
@@ -108,6 +114,25 @@ def _flag(edit: str) -> str:
     return "kernel-speedup" if edit.startswith("kernel_speedup") else edit.replace("_", "-")
 
 
+def _replayed(scope: Scope, parameters: dict[str, Any], where: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:
+    """The edits as the JSON lists them and the replay's summary (whatif.summary) with these parameters."""
+    scope.values.update(parameters)  # the replay modules' parameters
+    scope.forget("whatif")
+    return _edits_block(scope, parameters, where), scope.row("whatif.summary")
+
+
+def finding_gain(scope: Scope, finding: str) -> int | None:
+    """The span a replay without what the finding names saves (FINDING_EDITS); None where no edit removes it or
+    the edit applies to nothing in the scope."""
+    if finding not in FINDING_EDITS:
+        return None
+    try:
+        _, replay = _replayed(scope, edits(FINDING_EDITS[finding]), "the scope")
+    except InputError:
+        return None
+    return max(0, int(replay["measured_span_ns"]) - int(replay["predicted_span_ns"]))
+
+
 def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str, Any]:
     """The replay of one capture or window with the options' edits: predicted span, change, its critical path."""
     parameters = edits(options)
@@ -116,9 +141,7 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     summary = next(row for row in scope.rows("scope.summary") if row["device"] is None)
     if not summary["gpu_operation_count"]:
         raise EmptyScope(f"{where}: no GPU operations in this scope")
-    scope.values.update(parameters)  # the replay modules' parameters (a scope answers one command's options)
-    edit_list = _edits_block(scope, parameters, where)
-    replay = scope.row("whatif.summary")
+    edit_list, replay = _replayed(scope, parameters, where)
     measured, predicted = int(replay["measured_span_ns"]), int(replay["predicted_span_ns"])
     return {
         "source_gpu_trace": capture.gpu_trace.path,

@@ -9,12 +9,14 @@
 -- processes launching on one device (MPS) can tie a call to the other's operation.
 -- requires: graph.nodes, scope.launches, scope.ops, scope.device_processes
 -- access: public
--- not null: src, dst, kind, ready_ns, at_end
+-- not null: src, dst, kind, ready_ns, held_ns, at_end
 -- creates: graph_edges
 --   src       BIGINT   the node waited for (graph_nodes.node_id)
 --   dst       BIGINT   the node that waits
 --   kind      VARCHAR  stream, launch, program or sync
 --   ready_ns  BIGINT   when src let dst go on (ns): its end, or for a launch the call's start
+--   held_ns   BIGINT   until when src held dst back, to tell which edge held it last (graph.binding): ready_ns, or
+--                      for a launch the call's end (an operation cannot start before its call has submitted it)
 --   at_end    BOOLEAN  the edge holds back dst's end (sync), not its start
 CREATE OR REPLACE TEMP TABLE graph_edges AS
 WITH gpu AS (
@@ -54,11 +56,11 @@ awaited AS (  -- the last operation of the device to end before the call returne
     SELECT g.node_id AS src, s.node_id AS dst, g.end_ns AS ready_ns, s.start_ns
     FROM synchronizing s ASOF JOIN gpu g ON g.device = s.device AND s.end_ns >= g.end_ns
 )
-SELECT src, dst, kind, ready_ns, false AS at_end FROM ordered WHERE src IS NOT NULL
+SELECT src, dst, kind, ready_ns, ready_ns AS held_ns, false AS at_end FROM ordered WHERE src IS NOT NULL
 UNION ALL
-SELECT call, op, 'launch', call_start_ns, false FROM caused
+SELECT call, op, 'launch', call_start_ns, call_end_ns, false FROM caused
 UNION ALL
-SELECT op, call, 'sync', op_end_ns, true FROM caused
+SELECT op, call, 'sync', op_end_ns, op_end_ns, true FROM caused
 WHERE blocks AND op_end_ns > call_start_ns AND op_end_ns <= call_end_ns
 UNION ALL
-SELECT src, dst, 'sync', ready_ns, true FROM awaited WHERE ready_ns > start_ns;
+SELECT src, dst, 'sync', ready_ns, ready_ns, true FROM awaited WHERE ready_ns > start_ns;

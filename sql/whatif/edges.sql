@@ -5,8 +5,9 @@
 -- The edge that held the node back (graph.binding) keeps its measured lag, so a replay without edits reproduces
 -- the capture; another stream or launch edge keeps the capture's typical lag of its kind (the median of the
 -- binding ones), or its measured lag when shorter: the node starts that long after it is free to.
--- Edits: with $launch_latency_ns a kernel starts that long after its launch call starts, and a launch call follows
--- the thread's previous launch call at once (the CPU work between them is gone: kernels fed as from a CUDA graph);
+-- Edits: with $launch_latency_ns a kernel starts at most that long after its launch call starts, and a launch call
+-- follows the thread's previous launch call at once (the CPU work between them is gone: kernels fed as from a CUDA
+-- graph; a launch never gets slower);
 -- a removed kernel waits no lag; with $overlap_communication what follows a communication kernel, other than
 -- communication kernels, waits only for what the kernel waited for: the edge starts at the kernel's start, lag 0
 -- (the collective's time is hidden; its data dependencies stay).
@@ -37,15 +38,17 @@ typical AS (
 )
 SELECT v.src, v.dst, v.kind, v.at_end, v.agrees, v.kind = 'launch' OR overlapped AS from_start,
        CASE WHEN v.at_end OR d.removed OR NOT v.agrees OR overlapped THEN 0
-            WHEN $launch_latency_ns IS NOT NULL AND v.kind = 'launch' AND d.category = 'kernel' THEN $launch_latency_ns
             WHEN $launch_latency_ns IS NOT NULL AND v.kind = 'program' AND s.category = 'launch_call'
                  AND d.category = 'launch_call' THEN 0
-            WHEN v.binding THEN v.measured_lag_ns
-            WHEN v.kind = 'stream' THEN least(v.measured_lag_ns, coalesce(t.stream_ns, 0))
-            WHEN v.kind = 'launch' THEN least(v.measured_lag_ns, coalesce(t.launch_ns, 0))
-            ELSE v.measured_lag_ns END AS lag_ns
+            WHEN $launch_latency_ns IS NOT NULL AND v.kind = 'launch' AND d.category = 'kernel'
+                 THEN least(kept.lag_ns, $launch_latency_ns)
+            ELSE kept.lag_ns END AS lag_ns
 FROM valid v
 JOIN whatif_nodes d ON d.node_id = v.dst
 JOIN whatif_nodes s ON s.node_id = v.src
 CROSS JOIN typical t,
-LATERAL (SELECT $overlap_communication AND s.communication AND NOT d.communication AS overlapped);
+LATERAL (SELECT $overlap_communication AND s.communication AND NOT d.communication AS overlapped),
+LATERAL (SELECT CASE WHEN v.binding THEN v.measured_lag_ns  -- the lag without edits
+                     WHEN v.kind = 'stream' THEN least(v.measured_lag_ns, coalesce(t.stream_ns, 0))
+                     WHEN v.kind = 'launch' THEN least(v.measured_lag_ns, coalesce(t.launch_ns, 0))
+                     ELSE v.measured_lag_ns END AS lag_ns) kept;
