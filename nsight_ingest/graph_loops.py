@@ -20,9 +20,11 @@ NONE = -1  # no edge
 
 
 @njit(cache=True)
-def _better(time: int, ready: int, kind: int, source: int, best: tuple[int, int, int, int]) -> bool:
-    # the latest time; ties go to the later ready time, the later edge kind (codes in name order), the higher source
-    return (time, ready, kind, source) > best
+def _better(found: tuple[int, int, int, int, int], best: tuple[int, int, int, int, int]) -> bool:
+    # (time, binding, ready, kind, source): the latest time; ties go to the edge that held the node in the capture
+    # (so a replay without edits keeps graph.binding's), then the later ready time, kind (codes in name order),
+    # source
+    return found > best
 
 
 @njit(cache=True)
@@ -87,11 +89,13 @@ def grouped(node_id, has_edge):
 
 
 @njit(cache=True)
-def timed_events(first_edge, source, from_start, at_end, lag, kind, node_id, measured_start, measured_end,
-                 duration, tail, has_tail):
+def timed_events(first_edge, source, from_start, at_end, lag, kind, binding, ordered, windowed, node_id,
+                 measured_start, measured_end, duration, tail, has_tail):
     """Each node's start and end in the replay, the edge that held each back last (an index into the edges, or
     NONE) with when its source let it go, and how many cycles were broken. Edges are grouped by the node that
-    waits: node i's are first_edge[i]:first_edge[i+1]; `source` holds their source nodes' numbers."""
+    waits: node i's are first_edge[i]:first_edge[i+1]; `source` holds their source nodes' numbers. In a window
+    (`windowed`), a node without a stream or program edge (`ordered`) waited for something outside it: it starts no
+    earlier than measured."""
     nodes = len(measured_start)
     events = 2 * nodes
     waiting = np.zeros(events, dtype=np.int64)  # sources not timed yet, per event
@@ -143,31 +147,36 @@ def timed_events(first_edge, source, from_start, at_end, lag, kind, node_id, mea
             event = by_measured[cursor]
             broken += 1
         node = event // 2
-        best = (np.int64(-1 << 62), np.int64(0), np.int64(0), np.int64(0))
+        best = (np.int64(-1 << 62), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
         chosen = NONE
         if event % 2 == 0:
+            cut = windowed
             for edge in range(first_edge[node], first_edge[node + 1]):
+                cut = cut and not ordered[edge]
                 before = _source_event(source[edge], from_start[edge])
                 if at_end[edge] or not timed[before]:
                     continue
-                if _better(time[before] + lag[edge], time[before], kind[edge], node_id[source[edge]], best):
-                    best = (time[before] + lag[edge], time[before], kind[edge], node_id[source[edge]])
-                    chosen = edge
+                found = (time[before] + lag[edge], np.int64(binding[edge]), time[before], kind[edge],
+                         node_id[source[edge]])
+                if _better(found, best):
+                    best, chosen = found, edge
             time[event] = measured_start[node] if chosen == NONE else best[0]
+            if cut:
+                time[event] = max(time[event], measured_start[node])
         elif has_tail[node]:
             begin = time[event - 1]
             for edge in range(first_edge[node], first_edge[node + 1]):
                 before = _source_event(source[edge], from_start[edge])
                 if not at_end[edge] or not timed[before] or time[before] <= begin:
                     continue
-                if _better(time[before], time[before], kind[edge], node_id[source[edge]], best):
-                    best = (time[before], time[before], kind[edge], node_id[source[edge]])
-                    chosen = edge
+                found = (time[before], np.int64(0), time[before], kind[edge], node_id[source[edge]])
+                if _better(found, best):
+                    best, chosen = found, edge
             time[event] = (begin if chosen == NONE else best[0]) + tail[node]
         else:
             time[event] = time[event - 1] + duration[node]
         held_by[event] = chosen
-        ready[event] = best[1]
+        ready[event] = best[2]
         timed[event] = True
         done += 1
         for index in range(first_out[event], first_out[event + 1]):

@@ -453,8 +453,9 @@ def timeline_lanes(rows: Rows) -> Rows:
 
 def critical_path(rows: Columns) -> Columns:
     """The critical path walk over a dependency graph (graph.critical_path, whatif.critical_path): from the GPU
-    operation that ends last, back through what held each node back (graph.binding), to the GPU span's start. Its
-    segments, from the span's start (seq, node_id, part, start_ns, end_ns, stopped), tile the span."""
+    operation that ends last, back through what held each node back (graph.binding), to the GPU span's start (the
+    first GPU start, or the column span_start_ns where given). Its segments, from the span's start (seq, node_id,
+    part, start_ns, end_ns, stopped), tile the span."""
     from nsight_ingest.graph_loops import NONE, walked_back  # numba: imported where a walk runs
 
     node, (on_gpu, _) = column(rows, "node_id")[0], column(rows, "on_gpu")
@@ -475,8 +476,9 @@ def critical_path(rows: Columns) -> Columns:
     start, end = values("start_ns"), values("end_ns")
     gpu = np.flatnonzero(on_gpu)
     last = int(gpu[np.lexsort((node[gpu], end[gpu]))[-1]])  # ends last (ties: the highest node id)
+    span_start = int(values("span_start_ns")[0]) if "span_start_ns" in rows else int(start[on_gpu].min())
     found, stopped = walked_back(start, end, row_of("start_src"), values("start_ready_ns"), row_of("end_src"),
-                                 values("end_ready_ns"), int(start[on_gpu].min()), last)
+                                 values("end_ready_ns"), span_start, last)
     found = found[::-1]  # from the span's start
     return {"seq": np.arange(len(found), dtype=np.int64), "node_id": node[found[:, 0]],
             **{name: np.ascontiguousarray(found[:, i]) for i, name in enumerate(("part", "start_ns", "end_ns"), 1)},
@@ -515,8 +517,9 @@ def replay(rows: Columns) -> Columns:
     sources, kinds = number[source[edges] - low], values("kind_code")[edges]
     start, end, start_edge, start_ready, end_edge, end_ready, broken = timed_events(
         first_edge, sources, values("from_start", np.bool_)[edges], values("at_end", np.bool_)[edges],
-        values("lag_ns")[edges], kinds, ids, values("start_ns")[row], values("end_ns")[row],
-        values("duration_ns")[row], np.ascontiguousarray(tail[row], dtype=np.int64),
+        values("lag_ns")[edges], kinds, values("binding", np.bool_)[edges], values("ordered", np.bool_)[edges],
+        bool(len(node)) and bool(values("windowed", np.bool_)[0]), ids, values("start_ns")[row],
+        values("end_ns")[row], values("duration_ns")[row], np.ascontiguousarray(tail[row], dtype=np.int64),
         np.ascontiguousarray(has_tail[row]))
     held, released = start_edge != NONE, end_edge != NONE
     edge_source = np.append(ids[sources], 0)  # [NONE]: the 0 appended, masked

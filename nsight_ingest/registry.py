@@ -219,8 +219,8 @@ WHATIF = Analysis(
                     "(their launch calls stay); repeatable", kind=list[str] | None),
              Option("remove_syncs", "--remove-syncs", None, "REGEX: CPU calls whose API function matches no longer "
                     "wait for the GPU; repeatable", kind=list[str] | None),
-             Option("overlap_communication", "--overlap-communication", False, "nothing but communication kernels "
-                    "waits for a communication kernel"),
+             Option("overlap_communication", "--overlap-communication", False, "what follows a communication "
+                    "kernel (other than communication kernels) waits only for what that kernel waited for"),
              Option("top", "--top", 10, "how many of the nodes that hold the most of the replay's path to list",
                     minimum=1, maximum=MOST)))
 

@@ -48,15 +48,17 @@ def print_windows(result: dict[str, Any], console: Console | None = None) -> Non
     parts = result["groups"] if grouped else {p.get("window"): p for p in result["windows"]}
     chosen = f"--by-nvtx {result['by_nvtx']}" if grouped else f"--per-nvtx {result['per_nvtx']}"
     table = grid(title=escape(f"{chosen}: {len(parts)} {'groups' if grouped else 'windows'}"))
+    replayed = any("predicted_span_ns" in p for p in parts.values())  # whatif: each window's replay
     for column in ("group" if grouped else "window", "ranges", "start ms", "range ms", "span ms", "kernels",
-                   "kernel ms", "busy %", "largest gap ms"):
+                   "kernel ms", "busy %", "largest gap ms", *(("predicted ms", "change") if replayed else ())):
         table.add_column(column, justify="left" if column in ("group", "window") else "right", overflow="fold")
     for label, p in parts.items():
         gap = (p.get("launch_gaps") or {}).get("maximum_ns", (p.get("gaps") or {}).get("max_ns"))
         table.add_row(escape(str(label)), str(p.get("ranges", "-")), ms(p.get("range_start_ns")),
-                      ms(p.get("range_time_ns")), ms(p.get("gpu_span_ns", p.get("span_ns"))),
+                      ms(p.get("range_time_ns")), ms(p.get("gpu_span_ns", p.get("span_ns", p.get("measured_span_ns")))),
                       str(p.get("kernel_count", "-")),
-                      ms(p.get("kernel_time_ns")), pct(p.get("busy_percent")), ms(gap))
+                      ms(p.get("kernel_time_ns")), pct(p.get("busy_percent")), ms(gap),
+                      *((ms(p.get("predicted_span_ns")), pct(p.get("change_percent"))) if replayed else ()))
     console.print(table)
 
 

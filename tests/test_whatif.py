@@ -73,11 +73,12 @@ def test_removed_syncs_and_kernels(tmp_path, run_cli):
 def test_launch_latency(tmp_path, run_cli):
     """Launch calls take 5 ns, each right after the previous launch call; a kernel starts 5 ns after its launch
     call at the earliest. c1 [0,5) -> K1 [5,105); c2 [5,10) -> K2 [105,265); c3 (no launch) starts 10 after c2
-    and returns 20 after K2, at 285; c4 20 later [305,310) -> K3 [310,360): span 355."""
+    and returns 20 after K2, at 285; c4 20 later [305,310) -> K3 [310,360): 340 from K1's measured start at 20
+    (the work starts when it did; K1 itself now starts earlier)."""
     out = replay(run_cli, tmp_path, "--launch-latency", "5ns")
-    assert out["predicted_span_ns"] == 355
+    assert out["predicted_span_ns"] == 340 and out["critical_path"]["critical_path_ns"] == 340
     assert out["edits"] == [{"edit": "launch_latency", "latency_ns": 5, "launch_calls": 3}]
-    assert replay(run_cli, tmp_path, "--launch-latency", "0.005us")["predicted_span_ns"] == 355
+    assert replay(run_cli, tmp_path, "--launch-latency", "0.005us")["predicted_span_ns"] == 340
 
 
 @pytest.mark.parametrize(("edit", "message"), [
@@ -89,7 +90,10 @@ def test_launch_latency(tmp_path, run_cli):
     (["--kernel-speedup", "gemm:2"], "give family=FAMILY:FACTOR or name=REGEX:FACTOR"),
     (["--kernel-speedup", "name=(:2"], "not a regular expression"),
     (["--remove-kernels", "["], "not a regular expression"),
-    (["--remove-syncs", "cudaMalloc"], "no CPU call in"),
+    (["--remove-syncs", "cudaMalloc"], "no CPU call that waited for the GPU in"),
+    (["--remove-syncs", "cudaLaunchKernel"], "no CPU call that waited for the GPU in"),  # calls that never waited
+    (["--launch-latency", "1e400us"], "at most an hour"),
+    (["--kernel-speedup", "family=gemm:1e-320"], "must lie between"),
     (["--launch-latency", "2"], "give a duration with its unit"),
     (["--launch-latency", "-2us"], "give a duration with its unit"),
 ])

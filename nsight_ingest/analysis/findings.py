@@ -110,7 +110,8 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     span = int(totals[0]["gpu_span_ns"])
     found, skipped = finding_rules.run(scope.context.finding_set, relations, optional_inputs(capture), span)
-    if options.get("replay_ceilings", True):
+    devices = sum(row["device"] is not None for row in relations["summary"].to_pylist())
+    if options.get("replay_ceilings", True) and devices == 1:
         found = replay_ceilings(scope, found, span)
     if window:  # each finding says which window it is in, even when its rule's scope leaves that out
         found = [{**f, "scope": {"nvtx_group": window.label, **f["scope"]}} for f in found]
@@ -121,8 +122,8 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
 
 def replay_ceilings(scope: Scope, found: list[dict[str, Any]], span: int) -> list[dict[str, Any]]:
     """The findings with their gain ceilings from a replay of the dependency graph without what they name, where
-    one can (whatif.FINDING_EDITS: a finding of the whole scope, not an NVTX group's), each saying which ceiling it
-    has; ranked again."""
+    one can (whatif.FINDING_EDITS: a finding of the whole scope, not an NVTX group's; the scope has one device, as
+    the replay edits them all), each saying which ceiling it has; ranked again."""
     gains: dict[str, int | None] = {}
     ceilings = []
     for finding in found:

@@ -21,18 +21,20 @@ from nsight_ingest.text import ms, pct
 if TYPE_CHECKING:
     from rich.console import Console
 
-DURATION_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
-_DURATION = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(ns|us|µs|ms|s)")
+DURATION_UNITS = {"ns": 1, "us": 1_000, "µs": 1_000, "μs": 1_000, "ms": 1_000_000, "s": 1_000_000_000}
+_DURATION = re.compile(r"([0-9]*\.?[0-9]+(?:[eE][+-]?[0-9]+)?)\s*(" + "|".join(DURATION_UNITS) + ")")
+LONGEST_NS = 3_600_000_000_000  # a launch latency is at most an hour (max_duration_ns: longer ones are data errors)
+FACTORS = (1e-3, 1e3)  # a kernel at most 1000 times slower or faster
 _SPEEDUP = re.compile(r"(family|name)=(.+):([^:]+)")
 # What each option edits (whatif_edits.edit), with how its value is written on the command line.
 SPEEDUP_EDITS = {"family": "kernel_speedup_family", "name": "kernel_speedup_name"}
+REMOVALS = ("remove_kernels", "remove_syncs")  # options whose regexes name what to remove (their edit's name)
 # The replay that removes what a finding names (its gain ceiling then is the span the replay saves): a launch-bound
 # device's kernels launched as from a CUDA graph, the host's synchronization calls gone, communication overlapped.
 GRAPH_LAUNCH_LATENCY = "2us"  # a kernel's launch cost in a CUDA graph replay
 FINDING_EDITS = {"cpu_launch_bound": {"launch_latency": GRAPH_LAUNCH_LATENCY},
                  "synchronization_stalls": {"remove_syncs": ["Synchronize"]},
                  "exposed_communication": {"overlap_communication": True}}
-REMOVAL_EDITS = {"remove_kernels": "remove_kernels", "remove_syncs": "remove_syncs"}
 
 
 def duration_ns(text: str, flag: str) -> int:
@@ -40,7 +42,10 @@ def duration_ns(text: str, flag: str) -> int:
     found = _DURATION.fullmatch(text.strip())
     if not found:
         raise InputError(f"{flag} {text!r}: give a duration with its unit, e.g. 2us, 800ns, 0.01ms")
-    return round(float(found[1]) * DURATION_UNITS[found[2]])
+    value = float(found[1]) * DURATION_UNITS[found[2]]
+    if not value <= LONGEST_NS:
+        raise InputError(f"{flag} {text!r}: at most an hour")
+    return round(value)
 
 
 def _factor(text: str, given: str) -> float:
@@ -50,13 +55,17 @@ def _factor(text: str, given: str) -> float:
         factor = math.nan
     if not math.isfinite(factor) or factor <= 0:
         raise InputError(f"--kernel-speedup {given!r}: the factor {text!r} must be a positive, finite number")
+    if not FACTORS[0] <= factor <= FACTORS[1]:
+        raise InputError(f"--kernel-speedup {given!r}: the factor {text!r} must lie between {FACTORS[0]:g} and "
+                         f"{FACTORS[1]:g}")
     return factor
 
 
 def _regex_checked(pattern: str, flag: str) -> str:
     """The pattern, refused unless DuckDB's regular expressions (RE2) take it."""
     try:
-        duckdb.execute("SELECT regexp_matches('', $pattern)", {"pattern": pattern})
+        with duckdb.connect() as con:
+            con.execute("SELECT regexp_matches('', $pattern)", {"pattern": pattern}).fetchall()
     except duckdb.Error as exc:
         raise InputError(f"{flag} {pattern!r}: not a regular expression ({str(exc).splitlines()[0]})") from None
     return pattern
@@ -72,10 +81,9 @@ def edits(options: dict[str, Any]) -> dict[str, Any]:
             raise InputError(f"--kernel-speedup {given!r}: give family=FAMILY:FACTOR or name=REGEX:FACTOR")
         pattern = found[2] if found[1] == "family" else _regex_checked(found[2], "--kernel-speedup")
         listed.append({"edit": SPEEDUP_EDITS[found[1]], "pattern": pattern, "factor": _factor(found[3], given)})
-    for option, edit in REMOVAL_EDITS.items():
-        flag = "--" + option.replace("_", "-")
-        listed += [{"edit": edit, "pattern": _regex_checked(pattern, flag), "factor": None}
-                   for pattern in options.get(option) or ()]
+    for edit in REMOVALS:
+        listed += [{"edit": edit, "pattern": _regex_checked(pattern, _flag(edit)), "factor": None}
+                   for pattern in options.get(edit) or ()]
     latency = options.get("launch_latency")
     return {"edits": listed,
             "launch_latency_ns": None if latency is None else duration_ns(latency, "--launch-latency"),
@@ -95,10 +103,10 @@ def _edits_block(scope: Scope, parameters: dict[str, Any], where: str) -> list[d
                       "launch_calls": launches})
     for row in scope.rows("whatif.edit_matches"):
         if not row["nodes"]:
-            what = "CPU call" if row["edit"] == "remove_syncs" else \
+            what = "CPU call that waited for the GPU" if row["edit"] == "remove_syncs" else \
                 "kernel of this family" if row["edit"] == "kernel_speedup_family" else "kernel"
-            given = {"kernel_speedup_family": "family=", "kernel_speedup_name": "name="}.get(row["edit"], "")
-            raise InputError(f"--{_flag(row['edit'])} {given}{row['pattern']}: no {what} in {where} matches")
+            given = next((f"{key}=" for key, edit in SPEEDUP_EDITS.items() if edit == row["edit"]), "")
+            raise InputError(f"{_flag(row['edit'])} {given}{row['pattern']}: no {what} in {where} matches")
         block.append({"edit": row["edit"], "pattern": row["pattern"],
                       **({"factor": row["factor"]} if row["factor"] is not None else {}),
                       "nodes": row["nodes"], "measured_ns": int(row["time_ns"])})
@@ -111,7 +119,8 @@ def _edits_block(scope: Scope, parameters: dict[str, Any], where: str) -> list[d
 
 
 def _flag(edit: str) -> str:
-    return "kernel-speedup" if edit.startswith("kernel_speedup") else edit.replace("_", "-")
+    """The command-line flag of an edit (whatif_edits.edit)."""
+    return "--kernel-speedup" if edit in SPEEDUP_EDITS.values() else "--" + edit.replace("_", "-")
 
 
 def _replayed(scope: Scope, parameters: dict[str, Any], where: str) -> tuple[list[dict[str, Any]], dict[str, Any]]:

@@ -1,7 +1,7 @@
 -- The nodes of the scope's dependency graph each what-if edit applies to: kernels of the family or whose name
--- matches (speedups, removals), CPU calls other than launches whose API function matches (removed syncs). Names
--- are matched once each, then joined back to the nodes.
--- requires: whatif.edits, graph.nodes, classify.kernel_families
+-- matches (speedups, removals), CPU calls other than launches whose API function matches and that waited for the
+-- GPU (removed syncs: graph.binding's end edge). Names are matched once each, then joined back to the nodes.
+-- requires: whatif.edits, graph.nodes, graph.binding, classify.kernel_families
 -- access: public
 -- unique: node_id, edit_id
 -- not null: node_id, edit_id
@@ -15,11 +15,14 @@ WITH names AS (
     WHERE n.category IN ('kernel', 'sync_call', 'api_call')
 ),
 matched AS (
-    SELECT n.category, n.name, e.edit_id
+    SELECT n.category, n.name, e.edit_id, e.edit
     FROM whatif_edits e JOIN names n
       ON CASE e.edit WHEN 'kernel_speedup_family' THEN n.category = 'kernel' AND n.family = e.pattern
                      WHEN 'remove_syncs' THEN n.category <> 'kernel' AND regexp_matches(n.name, e.pattern)
                      ELSE n.category = 'kernel' AND regexp_matches(n.name, e.pattern) END
 )
 SELECT n.node_id, m.edit_id
-FROM graph_nodes n JOIN matched m ON m.category = n.category AND m.name = n.name;
+FROM graph_nodes n
+JOIN matched m ON m.category = n.category AND m.name = n.name
+LEFT JOIN graph_binding b ON m.edit = 'remove_syncs' AND b.node_id = n.node_id
+WHERE m.edit <> 'remove_syncs' OR b.end_src IS NOT NULL;

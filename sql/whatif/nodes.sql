@@ -1,9 +1,9 @@
--- Each node of the scope's dependency graph as a what-if replay times it: its own time after the edits and, for a
--- CPU call that waited for the GPU to end (graph.binding's end edge), the time it took after what it waited for
--- ended. A kernel sped up by several edits is sped up by their product; a removed kernel takes no time; with
--- $launch_latency_ns each kernel launch call takes that long at most; a call whose syncs are removed takes only the time
--- it took after its wait.
--- requires: graph.binding, whatif.matches, whatif.edits, classify.kernel_families
+-- Each node of the scope's dependency graph as a what-if replay times it: its own time after the edits and, for a CPU
+-- call that waited for the GPU to end (graph.binding's end edge), the time it took after what it waited for ended. A
+-- kernel sped up by several edits is sped up by their product; a removed kernel takes no time; with $launch_latency_ns
+-- each kernel launch call takes that long at most; a call whose syncs are removed takes only the time it took after its
+-- wait.
+-- requires: graph.binding, graph.nodes, whatif.matches, whatif.edits, classify.kernel_families
 -- access: public
 -- unique: node_id
 -- not null: node_id, on_gpu, category, start_ns, end_ns, duration_ns, removed, communication
@@ -31,13 +31,13 @@ communication AS (
 )
 SELECT b.node_id, b.on_gpu, b.category, b.start_ns, b.end_ns,
        CASE WHEN e.removed THEN 0
-            WHEN e.speedup IS NOT NULL THEN round((b.end_ns - b.start_ns) / e.speedup)::BIGINT
+            WHEN e.speedup IS NOT NULL THEN round((b.end_ns - b.start_ns) / e.speedup)::BIGINT  -- factors are bounded
             WHEN b.category = 'launch_call' AND $launch_latency_ns IS NOT NULL
                  THEN least(b.end_ns - b.start_ns, $launch_latency_ns)
             WHEN e.unsynced AND b.end_src IS NOT NULL THEN b.end_ns - b.end_ready_ns
             ELSE b.end_ns - b.start_ns END AS duration_ns,
-       CASE WHEN b.end_src IS NOT NULL AND NOT coalesce(e.unsynced, false) THEN b.end_ns - b.end_ready_ns
-       END AS tail_ns,
+       CASE WHEN b.end_src IS NOT NULL AND NOT coalesce(e.unsynced, false)
+            THEN b.end_ns - b.end_ready_ns END AS tail_ns,
        coalesce(e.removed, false) AS removed,
        b.category = 'kernel' AND c.name IS NOT NULL AS communication
 FROM graph_binding b

@@ -1,11 +1,13 @@
--- A what-if replay of the scope's dependency graph: every node timed again, in dependency order, from its edited
--- own time (whatif.nodes) and the lags of the edges it follows (whatif.edges). A node starts at the latest of its
--- start edges' sources' ends (a launch: the call's start) plus their lags; one without such edges starts when it
--- was measured to. A call that waited for the GPU ends its tail after the later of its start and what it waited
--- for; any other node ends its own time after its start. Without edits every node keeps its measured times. A
--- cycle (only possible through zero-length nodes and ties) is broken at the earliest event it holds, and counted.
--- The rows are as graph.binding's, in the replay's times, so the critical path walk reads them alike.
--- requires: whatif.nodes, whatif.edges, common.edge_kinds, common.edge_kind_code
+-- A what-if replay of the scope's dependency graph: every node timed again, in dependency order, from its edited own
+-- time (whatif.nodes) and the lags of the edges it follows (whatif.edges). A node starts at the latest of its start
+-- edges' sources' ends (a launch: the call's start) plus their lags (ties: the edge that held it in the capture); one
+-- without such edges starts when it was measured to, and in a window one without a stream or program edge (its
+-- predecessor lies outside) starts no earlier than it was measured to. A call that waited for the GPU ends its tail
+-- after the later of its start and what it waited for; any other node ends its own time after its start. Without edits
+-- every node keeps its measured times. A cycle (only possible through zero-length nodes and ties) is broken at the
+-- earliest event it holds, and counted. The rows are as graph.binding's, in the replay's times, so the critical path
+-- walk reads them alike.
+-- requires: whatif.nodes, whatif.edges, scope.window_ranges, common.edge_kinds, common.edge_kind_code
 -- computed by: nsight_ingest.passes
 -- access: public
 -- unique: node_id
@@ -23,7 +25,8 @@
 --   end_ready_ns    BIGINT   when that node ended in the replay (ns)
 --   cycles_broken   BIGINT   how many times the replay broke a cycle (the same on every row)
 SELECT n.node_id, n.start_ns, n.end_ns, n.duration_ns, n.tail_ns, e.src, e.from_start, e.at_end,
-       e.lag_ns, edge_kind_code(e.kind) AS kind_code
+       e.lag_ns, edge_kind_code(e.kind) AS kind_code, e.binding, e.ordered,
+       (SELECT count(*) > 0 FROM scope_window_ranges) AS windowed
 FROM whatif_nodes n LEFT JOIN (SELECT * FROM whatif_edges WHERE agrees) e ON e.dst = n.node_id;
 CREATE OR REPLACE TEMP TABLE whatif_binding AS
 SELECT p.node_id, n.on_gpu, n.category, p.start_ns, p.end_ns, p.start_src,

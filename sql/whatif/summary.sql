@@ -4,7 +4,8 @@
 -- not null: measured_span_ns, predicted_span_ns, edges_followed, edges_disagreeing, edges_overlapped, cycles_broken
 -- returns: rows
 --   measured_span_ns   BIGINT  the GPU span measured: first GPU operation's start to the last end (ns)
---   predicted_span_ns  BIGINT  the same in the replay (ns)
+--   predicted_span_ns  BIGINT  from the same start to the last GPU operation's end in the replay (ns): the work
+--                              starts when it did
 --   edges_followed     BIGINT  edges the replay followed
 --   edges_disagreeing  BIGINT  edges it did not follow because they disagree with the measured times (clock skew,
 --                              damaged data)
@@ -12,15 +13,15 @@
 --                              (--overlap-communication)
 --   cycles_broken      BIGINT  cycles the replay broke (whatif.replay)
 WITH measured AS (
-    SELECT max(end_ns) - min(start_ns) AS span_ns FROM graph_nodes WHERE on_gpu
+    SELECT min(start_ns) AS start_ns, max(end_ns) - min(start_ns) AS span_ns FROM graph_nodes WHERE on_gpu
 ),
 replayed AS (
-    SELECT max(end_ns) - min(start_ns) AS span_ns, any_value(cycles_broken) AS cycles_broken
+    SELECT max(end_ns) - (SELECT start_ns FROM measured) AS span_ns, any_value(cycles_broken) AS cycles_broken
     FROM whatif_binding WHERE on_gpu
 ),
 edges AS (
     SELECT count(*) FILTER (WHERE agrees) AS followed, count(*) FILTER (WHERE NOT agrees) AS disagreeing,
-           count(*) FILTER (WHERE from_start AND kind <> 'launch') AS overlapped
+           count(*) FILTER (WHERE agrees AND from_start AND kind <> 'launch') AS overlapped
     FROM whatif_edges
 )
 SELECT m.span_ns AS measured_span_ns, r.span_ns AS predicted_span_ns, e.followed AS edges_followed,

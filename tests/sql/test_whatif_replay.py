@@ -8,12 +8,13 @@ import numpy as np
 from nsight_ingest.passes import replay
 
 COLUMNS = ("node_id", "start_ns", "end_ns", "duration_ns", "tail_ns", "src", "from_start", "at_end", "lag_ns",
-           "kind_code")
+           "kind_code", "binding", "ordered", "windowed")
 LAUNCH, PROGRAM, STREAM, SYNC = 1, 2, 3, 4  # whatif.replay's kind codes (the kinds in name order, from 1)
 
 
-def rows(*given: tuple) -> dict:
+def rows(*given: tuple, windowed: bool = False) -> dict:
     """whatif.replay's first SELECT from rows in COLUMNS order (None: NULL); a node once per edge into it."""
+    given = tuple((*row, windowed) for row in given)
     columns = {}
     for number, name in enumerate(COLUMNS):
         values = [row[number] for row in given]
@@ -24,12 +25,14 @@ def rows(*given: tuple) -> dict:
 
 def node(node_id, start, end, duration=None, tail=None):
     """A node without edges into it."""
-    return (node_id, start, end, end - start if duration is None else duration, tail, None, None, None, None, None)
+    return (node_id, start, end, end - start if duration is None else duration, tail, None, None, None, None, None,
+            None, None)
 
 
-def edge(node_id, start, end, src, lag, kind, duration=None, tail=None, at_end=False):
+def edge(node_id, start, end, src, lag, kind, duration=None, tail=None, at_end=False, binding=False):
+    """A node's row with one edge into it (of `kind`, from node `src`, `lag` ns)."""
     return (node_id, start, end, end - start if duration is None else duration, tail, src, kind == LAUNCH, at_end,
-            lag, kind)
+            lag, kind, binding, kind in (PROGRAM, STREAM))
 
 
 def timed(out: dict) -> dict:
@@ -70,3 +73,20 @@ def test_a_cycle_through_ties_is_broken_and_counted():
     out = replay(rows(edge(1, 50, 50, 2, 0, STREAM), edge(2, 50, 50, 1, 0, STREAM)))
     assert timed(out) == {1: (50, 50), 2: (50, 50)}
     assert out["cycles_broken"].tolist() == [1, 1]
+
+
+def test_ties_go_to_the_edge_that_held_the_node_in_the_capture():
+    """K2 at 100 is let go at 100 by both its stream (K1's end, lag 0) and its launch (call at 40, lag 60): the
+    launch held it in the capture, so it holds it in the replay, though the stream's source let it go later."""
+    out = replay(rows(node(1, 0, 100), node(3, 40, 50),
+                      edge(2, 100, 150, 1, 0, STREAM), edge(2, 100, 150, 3, 60, LAUNCH, binding=True)))
+    held = dict(zip(out["node_id"].tolist(), out["start_src"].tolist(), strict=True))
+    assert held[2] == 3 and timed(out)[2] == (100, 150)
+
+
+def test_in_a_window_a_node_cut_from_its_predecessor_starts_no_earlier():
+    """K1 [500,600) waited for a kernel before the window; inside it only its launch call [0,10) remains, 500 ns
+    before it (its lag). Halving that lag moves K1 earlier in a whole capture, not in a window."""
+    given = (node(3, 0, 10), edge(1, 500, 600, 3, 250, LAUNCH, binding=True))
+    assert timed(replay(rows(*given)))[1] == (250, 350)
+    assert timed(replay(rows(*given, windowed=True)))[1] == (500, 600)
