@@ -239,6 +239,15 @@ class Scope:
         """Build the modules of `family` (whatif: whatif.*) again when next asked: the values they read changed."""
         self.built = {name for name in self.built if not name.startswith(f"{family}.")}
 
+    def release(self, family: str) -> None:
+        """Drop the relations the built modules of `family` created (their memory is free for what follows); they
+        are built again when next asked."""
+        for name in [name for name in self.built if name.startswith(f"{family}.")]:
+            created = module(name).creates
+            if created is not None:
+                _drop_other_kind(self.con, created)
+        self.forget(family)
+
     def _ready(self, name: str) -> Module:
         """The query module `name`, its requirements built."""
         found = module(name)

@@ -47,6 +47,16 @@ def launch_row(api_start: int, api_dur: int, kernel_start: int, kernel_dur: int,
             f'   1    1    1, 128    1    1,"{name}"')
 
 
+def stored_gpu_span(db: Path) -> int:
+    """The GPU span of the capture a store holds, from its rows: first start to last end of the operations whose
+    duration is no data error (between 0 and an hour)."""
+    import duckdb
+
+    with duckdb.connect(str(db), read_only=True) as con:
+        return con.execute("SELECT max(start_ns + duration_ns) - min(start_ns) FROM gpu_ops "
+                           "WHERE duration_ns BETWEEN 0 AND 3600000000000").fetchone()[0]
+
+
 def write(path: Path, header: str, rows: list[str]) -> Path:
     """Write a CSV export with the given header and rows."""
     path.write_text("\n".join([header, *rows]) + "\n", encoding="utf-8")

@@ -3,10 +3,19 @@ real samples the path's segments tile the GPU span (checked against plain SQL ov
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 
-from tests.conftest import API_HEADER, DATA, GPU_HEADER, KERN_EXEC_HEADER, SAMPLES, kernel_row, launch_row, write
+from tests.conftest import (
+    API_HEADER,
+    DATA,
+    GPU_HEADER,
+    KERN_EXEC_HEADER,
+    SAMPLES,
+    kernel_row,
+    launch_row,
+    stored_gpu_span,
+    write,
+)
 
 GEMM = "void cutlass::Kernel2<cutlass_80_tensorop_bf16_s16816gemm_relu_bf16_128x64_64x3_tn_align8>(T1::Params)"
 ALL_REDUCE = "ncclDevKernel_AllReduce_Sum_bf16_RING_LL(ncclDevKernelArgsStorage<(unsigned long)4096>)"
@@ -93,9 +102,7 @@ def test_the_path_tiles_the_span_of_real_captures(tmp_path, run_cli, path):
     """The path's length is the GPU span, computed here from the store's rows; its composition adds up to it."""
     db = tmp_path / "store.duckdb"
     out = run_cli("critical-path", path, "--db", db).json()
-    with duckdb.connect(str(db), read_only=True) as con:
-        (span,) = con.execute("SELECT max(start_ns + duration_ns) - min(start_ns) FROM gpu_ops "
-                              "WHERE duration_ns BETWEEN 0 AND 3600000000000").fetchone()
+    span = stored_gpu_span(db)
     assert out["span_ns"] == out["critical_path_ns"] == span
     assert sum(out["composition"].values()) == span
     assert sum(out["gpu_by_family"].values()) == out["composition"]["gpu_kernels"] + out["composition"][

@@ -151,7 +151,7 @@ def check_hand_built(read: Read) -> None:
 
 def test_hand_built_capture_slice_by_slice(tmp_path, run_cli):
     gpu = hand_capture(tmp_path / "capture")
-    result = run_cli("timeline", gpu, "-o", tmp_path / "hand.pftrace", "--bins", "6")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "hand.pftrace", "--bins", "6", "--critical-path")
     assert result.code == 0, result.err
     read = read_perfetto(tmp_path / "hand.pftrace")
     assert read.timestamps_sorted
@@ -175,14 +175,15 @@ def test_written_a_few_slices_at_a_time_the_file_is_the_same(tmp_path, run_cli, 
     for part in (1 << 16, 2):
         monkeypatch.setattr(timeline, "PART", part)
         files.append(tmp_path / f"part_{part}.pftrace")
-        result = run_cli("timeline", gpu, "-o", files[-1], "--bins", "6", "--max-events", max_events)
+        result = run_cli("timeline", gpu, "-o", files[-1], "--bins", "6", "--max-events", max_events,
+                         "--critical-path")
         assert result.code == 0, result.err
     assert files[0].read_bytes() == files[1].read_bytes()
 
 
 def test_hand_built_capture_as_chrome_json(tmp_path, run_cli):
     gpu = hand_capture(tmp_path / "capture")
-    result = run_cli("timeline", gpu, "-o", tmp_path / "hand.json", "--bins", "6")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "hand.json", "--bins", "6", "--critical-path")
     assert result.code == 0, result.err
     check_hand_built(read_json(tmp_path / "hand.json"))
     assert result.json()["format"] == "json"
@@ -293,8 +294,7 @@ def test_a_range_keeps_the_operations_launched_in_it(tmp_path, run_cli):
 
 def test_max_events_cuts_the_timeline_where_the_limit_is_reached(tmp_path, run_cli):
     gpu = hand_capture(tmp_path / "capture")
-    result = run_cli("timeline", gpu, "-o", tmp_path / "cut.pftrace", "--bins", "6", "--max-events", "9",
-                     "--no-critical-path")
+    result = run_cli("timeline", gpu, "-o", tmp_path / "cut.pftrace", "--bins", "6", "--max-events", "9")
     assert result.code == 0, result.err
     # what a cut goes by, in order: NVTX step -30, the launch call -20, K1 (launched at -20), the three counters'
     # samples at 0, the memcpy call at 90, then four at 100. Cut at 100, 7 would start before it and the three
@@ -335,7 +335,7 @@ def test_the_range_a_cut_names_shows_the_rest(tmp_path, run_cli):
 def test_gzipped_outputs(tmp_path, run_cli):
     gpu = hand_capture(tmp_path / "capture")
     for name in ("hand.json.gz", "hand.pftrace.gz"):
-        result = run_cli("timeline", gpu, "-o", tmp_path / name, "--bins", "6")
+        result = run_cli("timeline", gpu, "-o", tmp_path / name, "--bins", "6", "--critical-path")
         assert result.code == 0, result.err
         plain = tmp_path / name.removesuffix(".gz")
         plain.write_bytes(gzip.decompress((tmp_path / name).read_bytes()))

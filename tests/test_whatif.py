@@ -3,10 +3,9 @@ edits refused with one line; on real samples a replay without edits reproduces t
 
 from __future__ import annotations
 
-import duckdb
 import pytest
 
-from tests.conftest import DATA, SAMPLES
+from tests.conftest import DATA, SAMPLES, stored_gpu_span
 from tests.test_critical_path import capture
 
 # The capture (tests/test_critical_path.py), in ns: c1 launch [0,10) -> K1 gemm [20,120); c2 launch [30,40) -> K2
@@ -119,9 +118,7 @@ def test_a_replay_without_edits_reproduces_real_captures(tmp_path, run_cli, path
     """The predicted span is the GPU span computed here from the store's rows, and so is the replay's path."""
     db = tmp_path / "store.duckdb"
     out = run_cli("whatif", path, "--db", db).json()
-    with duckdb.connect(str(db), read_only=True) as con:
-        (span,) = con.execute("SELECT max(start_ns + duration_ns) - min(start_ns) FROM gpu_ops "
-                              "WHERE duration_ns BETWEEN 0 AND 3600000000000").fetchone()
+    span = stored_gpu_span(db)
     assert out["measured_span_ns"] == out["predicted_span_ns"] == out["critical_path"]["critical_path_ns"] == span
     assert out["replay"]["cycles_broken"] == 0
 

@@ -6,7 +6,8 @@ that imports duckdb and scans
 both CSVs with read_csv, touching the columns classify uses; (b) `nsight-ingest classify` end to end;
 (c) `nsight-ingest findings` end to end; (d) `nsight-ingest timeline` end to end, writing a Perfetto trace of every
 operation (--max-events above the capture's events); (e) `nsight-ingest report`, writing the HTML page;
-(e') `nsight-ingest critical-path`, the dependency graph and its critical path;
+(e') `nsight-ingest critical-path`, the dependency graph and its critical path; (e'') `nsight-ingest whatif
+--launch-latency 2us`, the graph, one replay and its critical path;
 (f) `nsight-ingest ingest` into a persistent store; and in-process (g) the classify summary of the stored capture.
 --scaling repeats (a) and (b) at 4x and 16x the rows (16M operations: 7 GB of CSV). --readme writes the figures
 into the bench table of docs/benchmark.md (date, commit and cores). --inputs writes the same capture as an nsys .sqlite
@@ -214,6 +215,7 @@ def measure(rows: int, full: bool) -> dict:
                                  "--max-events", str(10 * total_rows)])
         steps["report"] = run([*CLI, "report", str(gpu), "-o", str(OUT / "bench.html"), "--no-cache"])
         steps["critical_path"] = run([*CLI, "critical-path", str(gpu), "--no-cache"])
+        steps["whatif"] = run([*CLI, "whatif", str(gpu), "--launch-latency", "2us", "--no-cache"])
         steps["ingest_to_store"] = run(ingest, new_store(store_path))
         result["store_bytes"] = store_path.stat().st_size
         steps["classify_stored_first"] = run([*CLI, "classify", str(gpu), "--db", str(store_path)],

@@ -63,12 +63,14 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
     if not any(track["kind"] == "gpu_slices" for track in slices.tracks()):
         raise EmptyScope(f"{window.label if window else capture.gpu_trace.path}: no GPU operations in this scope")
     gaps = scope.rows("launches.largest_gaps", top=options["top"], calls=0)
+    path = scope.table("graph.path_slices") if options["critical_path"] else None
+    scope.release("graph")  # the slices are written next: the graph's tables have done their work
     return {
         "slices": slices,
         "counters": scope.table("timeline.counters", bins=options["bins"]),
         "threads": scope.rows("timeline.threads"),
         "gaps": [idle.gap_causes(gap, idle.unknown_causes(capture)) for gap in gaps],
-        "critical_path": scope.table("graph.path_slices") if options["critical_path"] else None,
+        "critical_path": path,
         "window": window.label if window else None,
         # what the range that shows the rest of a cut timeline needs: the window's end (None: open), whether NVTX
         # ranges make the window (no --range shows the rest of those)

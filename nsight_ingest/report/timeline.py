@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import gzip
 import json
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from itertools import groupby, pairwise
 from pathlib import Path
@@ -69,29 +69,60 @@ class Track:
     json_tid: int = 0  # the thread id that stands for it in JSON
 
 
+class Coded(Sequence):
+    """A column of values held as codes into its distinct values (a dictionary-encoded Arrow column): millions of
+    critical path segments name a few kernels and calls, and Python objects per row would take gigabytes."""
+
+    def __init__(self, codes: np.ndarray, values: list[Any]) -> None:
+        self.codes, self.values = codes, values
+
+    @classmethod
+    def of(cls, column: pa.ChunkedArray | list[Any]) -> Coded:
+        """The column, encoded (NULL: code -1)."""
+        array = pa.array(column) if isinstance(column, list) else column.combine_chunks()
+        if not len(array):
+            return cls(np.zeros(0, dtype=np.int64), [])
+        encoded = pc.dictionary_encode(array)
+        return cls(np.asarray(encoded.indices.fill_null(-1)), encoded.dictionary.to_pylist())
+
+    def __getitem__(self, row: Any) -> Any:
+        code = self.codes[row]
+        return None if code < 0 else self.values[code]
+
+    def __len__(self) -> int:
+        return len(self.codes)
+
+    def __add__(self, other: Coded) -> Coded:
+        return Coded(np.concatenate([self.codes, np.where(other.codes < 0, -1, other.codes + len(self.values))]),
+                     self.values + other.values)
+
+
 @dataclass
 class Markers:
     """The largest gaps and the critical path's segments as slices (held here, where the other slices stay in the
-    store: the gaps are few, the path at most a few per node on it)."""
+    store: the gaps are few, the path at most a few per node on it, its names and arguments encoded)."""
 
     start: np.ndarray
     end: np.ndarray
     tracks: np.ndarray  # index into Timeline.tracks
     depth: np.ndarray  # nesting depth on its track (0: outermost)
-    name: list[str]
-    columns: dict[str, list[Any]]  # argument name -> its value per marker
-    kind: list[str]  # what each one is: gap_markers or critical_path (the count it adds to)
+    name: Coded
+    columns: dict[str, Coded]  # argument name -> its value per marker
+    kind: Coded  # what each one is: gap_markers or critical_path (the count it adds to)
 
     def args(self, row: int) -> dict[str, Any]:
         """The arguments of one marker."""
-        return {name: values[row] for name, values in self.columns.items() if values[row] is not None}
+        return {name: value for name, values in self.columns.items() if (value := values[row]) is not None}
 
     def __add__(self, other: Markers) -> Markers:
+        def absent(count: int) -> Coded:
+            return Coded(np.full(count, -1), [])
+
         names = list(dict.fromkeys([*self.columns, *other.columns]))
         return Markers(*(np.concatenate([getattr(self, a), getattr(other, a)]) for a in ("start", "end", "tracks",
                                                                                          "depth")),
                        self.name + other.name,
-                       {n: self.columns.get(n, [None] * len(self.name)) + other.columns.get(n, [None] * len(other.name))
+                       {n: self.columns.get(n, absent(len(self.name))) + other.columns.get(n, absent(len(other.name)))
                         for n in names},
                        self.kind + other.kind)
 
@@ -228,8 +259,9 @@ def _gaps(timeline: Timeline, rows: dict[str, Any], device_pids: dict[str, int])
              for g in gaps]
     keys = ("gap_ns", "idle_cause", *GAP_CAUSES,
             "before", "before_component", "after", "after_component", "stream_id")
-    timeline.markers = Markers(start, end, tracks, depth, names, {key: [g[key] for g in gaps] for key in keys},
-                               ["gap_markers"] * len(gaps))
+    timeline.markers = Markers(start, end, tracks, depth, Coded.of(names),
+                               {key: Coded.of([g[key] for g in gaps]) for key in keys},
+                               Coded.of(["gap_markers"] * len(gaps)))
 
 
 def _path(timeline: Timeline, path: pa.Table | None) -> None:
@@ -238,12 +270,15 @@ def _path(timeline: Timeline, path: pa.Table | None) -> None:
         return
     timeline.processes[PATH_PID] = ("Critical path", -1)
     track = timeline.track(PATH_PID, "critical path (critical-path)", 0)
-    columns = {name: _column(path, name) for name in ("category", "name", "device", "stream_id", "pid", "tid")}
-    labels = [f"{category.replace('_', ' ')}: {short}" if short else category.replace("_", " ")
-              for category, short in zip(columns["category"], _column(path, "short_name"), strict=True)]
+    category = pc.replace_substring(path.column("category"), "_", " ")
+    short = path.column("short_name")
+    labels = pc.if_else(pc.is_null(short), category, pc.binary_join_element_wise(category, short, ": "))
     start = _times(path, "start_ns")
     segments = Markers(start, _times(path, "end_ns"), np.full(len(start), track), np.zeros(len(start), np.int64),
-                       labels, columns, ["critical_path"] * len(start))
+                       Coded.of(labels),
+                       {name: Coded.of(path.column(name))
+                        for name in ("category", "name", "device", "stream_id", "pid", "tid")},
+                       Coded(np.zeros(len(start), np.int64), ["critical_path"]))
     timeline.markers = segments if timeline.markers is None else timeline.markers + segments
 
 

@@ -20,6 +20,19 @@ CAPTURE_VALUES = {"gpu_trace": 1, "kern_exec_trace": 2, "api_trace": None, "api_
                   "ncu_traces": []}
 
 
+def pass_columns(names: Sequence[str], rows: Sequence[tuple]) -> dict:
+    """A pass's input columns (numpy arrays, masked where NULL, as DuckDB's fetchnumpy gives them) from rows of
+    values in `names` order (None: NULL)."""
+    import numpy as np
+
+    columns = {}
+    for number, name in enumerate(names):
+        values = [row[number] for row in rows]
+        columns[name] = np.ma.masked_array(np.array([0 if v is None else v for v in values]),
+                                           mask=[value is None for value in values])
+    return columns
+
+
 def literal(value: Any) -> str:
     """A Python value as a DuckDB SQL literal."""
     if value is None:

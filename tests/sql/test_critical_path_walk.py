@@ -4,22 +4,16 @@ worked out by hand."""
 
 from __future__ import annotations
 
-import numpy as np
-
 from nsight_ingest.graph_loops import BEFORE, END_WAIT, OWN, START_WAIT
 from nsight_ingest.passes import critical_path
+from tests.sql.conftest import pass_columns
 
 COLUMNS = ("node_id", "on_gpu", "start_ns", "end_ns", "start_src", "start_ready_ns", "end_src", "end_ready_ns")
 
 
 def binding(*nodes: tuple) -> dict:
     """graph.binding's columns from rows in COLUMNS order (None: NULL)."""
-    columns = {}
-    for number, name in enumerate(COLUMNS):
-        values = [node[number] for node in nodes]
-        columns[name] = np.ma.masked_array(np.array([0 if v is None else v for v in values]),
-                                           mask=[value is None for value in values])
-    return columns
+    return pass_columns(COLUMNS, nodes)
 
 
 def segments(out: dict) -> list[tuple]:

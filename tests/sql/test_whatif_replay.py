@@ -3,9 +3,8 @@ of their edges in, each node's replayed start and end and what held it back out,
 
 from __future__ import annotations
 
-import numpy as np
-
 from nsight_ingest.passes import replay
+from tests.sql.conftest import pass_columns
 
 COLUMNS = ("node_id", "start_ns", "end_ns", "duration_ns", "tail_ns", "src", "from_start", "at_end", "lag_ns",
            "kind_code", "binding", "ordered", "windowed")
@@ -14,13 +13,7 @@ LAUNCH, PROGRAM, STREAM, SYNC = 1, 2, 3, 4  # whatif.replay's kind codes (the ki
 
 def rows(*given: tuple, windowed: bool = False) -> dict:
     """whatif.replay's first SELECT from rows in COLUMNS order (None: NULL); a node once per edge into it."""
-    given = tuple((*row, windowed) for row in given)
-    columns = {}
-    for number, name in enumerate(COLUMNS):
-        values = [row[number] for row in given]
-        columns[name] = np.ma.masked_array(np.array([0 if v is None else v for v in values]),
-                                           mask=[value is None for value in values])
-    return columns
+    return pass_columns(COLUMNS, [(*row, windowed) for row in given])
 
 
 def node(node_id, start, end, duration=None, tail=None):
