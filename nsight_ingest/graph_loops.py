@@ -60,8 +60,8 @@ def bindings(dst, src, kind, ready, held, at_end, start, end):
 def grouped(node_id, has_edge):
     """The rows of a node list given once per edge into each node (once without an edge when none), grouped: the
     distinct node ids (in order of first row), a row of each, the edge rows grouped by node (node i's are
-    edge_rows[first_edge[i]:first_edge[i+1]]) and each row's node number. A counting sort over a lookup table:
-    node ids are dense (operation rows, then call numbers)."""
+    edge_rows[first_edge[i]:first_edge[i+1]]), and the lookup of a node's number by its id (number[id - low]) with
+    `low`. A counting sort over that lookup: node ids are dense (operation rows, then call numbers)."""
     low, high = node_id.min(), node_id.max()
     number = np.full(high - low + 1, NONE, dtype=np.int64)
     row_node = np.empty(len(node_id), dtype=np.int64)

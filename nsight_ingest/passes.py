@@ -48,6 +48,11 @@ def column(rows: Rows, name: str) -> tuple[np.ndarray, np.ndarray]:
     return np.asarray(values), np.ones(len(values), dtype=bool)
 
 
+def plain(rows: Rows, name: str, dtype: type = np.int64) -> np.ndarray:
+    """Column `name` as one contiguous array of `dtype` (NULL as 0), as compiled loops take it."""
+    return np.ascontiguousarray(column(rows, name)[0], dtype=dtype)
+
+
 def masked(values: np.ndarray, valid: np.ndarray) -> np.ndarray:
     """Values NULL where not valid, as DuckDB reads a registered column."""
     return values if valid.all() else np.ma.masked_array(values, mask=~valid)
@@ -470,15 +475,12 @@ def critical_path(rows: Columns) -> Columns:
         source, valid = column(rows, name)
         return np.where(valid, order[np.searchsorted(ids, source).clip(max=len(ids) - 1)], NONE)
 
-    def values(name: str) -> np.ndarray:
-        return np.ascontiguousarray(column(rows, name)[0], dtype=np.int64)
-
-    start, end = values("start_ns"), values("end_ns")
+    start, end = plain(rows, "start_ns"), plain(rows, "end_ns")
     gpu = np.flatnonzero(on_gpu)
     last = int(gpu[np.lexsort((node[gpu], end[gpu]))[-1]])  # ends last (ties: the highest node id)
-    span_start = int(values("span_start_ns")[0]) if "span_start_ns" in rows else int(start[on_gpu].min())
-    found, stopped = walked_back(start, end, row_of("start_src"), values("start_ready_ns"), row_of("end_src"),
-                                 values("end_ready_ns"), span_start, last)
+    span_start = int(plain(rows, "span_start_ns")[0]) if "span_start_ns" in rows else int(start[on_gpu].min())
+    found, stopped = walked_back(start, end, row_of("start_src"), plain(rows, "start_ready_ns"), row_of("end_src"),
+                                 plain(rows, "end_ready_ns"), span_start, last)
     found = found[::-1]  # from the span's start
     return {"seq": np.arange(len(found), dtype=np.int64), "node_id": node[found[:, 0]],
             **{name: np.ascontiguousarray(found[:, i]) for i, name in enumerate(("part", "start_ns", "end_ns"), 1)},
@@ -490,12 +492,9 @@ def binding(rows: Columns) -> Columns:
     source, kind code and ready time of its binding start edge and the source and ready time of its end edge."""
     from nsight_ingest.graph_loops import NONE, bindings  # numba: imported where a graph is walked
 
-    def values(name: str, dtype: type = np.int64) -> np.ndarray:
-        return np.ascontiguousarray(column(rows, name)[0], dtype=dtype)
-
     node, start_src, start_kind, start_ready, end_src, end_ready = bindings(
-        values("dst"), values("src"), values("kind_code"), values("ready_ns"), values("held_ns"),
-        values("at_end", np.bool_), values("start_ns"), values("end_ns"))
+        *(plain(rows, name) for name in ("dst", "src", "kind_code", "ready_ns", "held_ns")),
+        plain(rows, "at_end", np.bool_), plain(rows, "start_ns"), plain(rows, "end_ns"))
     held, released = start_src != NONE, end_src != NONE
     return {"node_id": node, "start_src": masked(start_src, held), "start_kind_code": masked(start_kind, held),
             "start_ready_ns": masked(start_ready, held), "end_src": masked(end_src, released),
@@ -507,20 +506,15 @@ def replay(rows: Columns) -> Columns:
     it follows; rows are the nodes, each once per edge into it (once with NULL edge columns when none)."""
     from nsight_ingest.graph_loops import NONE, grouped, timed_events  # numba: imported where a replay runs
 
-    (source, has_edge), node = column(rows, "src"), np.ascontiguousarray(column(rows, "node_id")[0])
+    (source, has_edge), node = column(rows, "src"), plain(rows, "node_id")
     ids, row, first_edge, edges, number, low = grouped(node, has_edge)
-
-    def values(name: str, dtype: type = np.int64) -> np.ndarray:
-        return np.ascontiguousarray(column(rows, name)[0], dtype=dtype)
-
-    tail, has_tail = column(rows, "tail_ns")
-    sources, kinds = number[source[edges] - low], values("kind_code")[edges]
+    sources, kinds = number[source[edges] - low], plain(rows, "kind_code")[edges]
+    has_tail = column(rows, "tail_ns")[1]
     start, end, start_edge, start_ready, end_edge, end_ready, broken = timed_events(
-        first_edge, sources, values("from_start", np.bool_)[edges], values("at_end", np.bool_)[edges],
-        values("lag_ns")[edges], kinds, values("binding", np.bool_)[edges], values("ordered", np.bool_)[edges],
-        bool(len(node)) and bool(values("windowed", np.bool_)[0]), ids, values("start_ns")[row],
-        values("end_ns")[row], values("duration_ns")[row], np.ascontiguousarray(tail[row], dtype=np.int64),
-        np.ascontiguousarray(has_tail[row]))
+        first_edge, sources, *(plain(rows, name, np.bool_)[edges] for name in ("from_start", "at_end")),
+        plain(rows, "lag_ns")[edges], kinds, *(plain(rows, name, np.bool_)[edges] for name in ("binding", "ordered")),
+        bool(len(node)) and bool(plain(rows, "windowed", np.bool_)[0]), ids,
+        *(plain(rows, name)[row] for name in ("start_ns", "end_ns", "duration_ns", "tail_ns")), has_tail[row])
     held, released = start_edge != NONE, end_edge != NONE
     edge_source = np.append(ids[sources], 0)  # [NONE]: the 0 appended, masked
     edge_kind = np.append(kinds, 0)

@@ -124,15 +124,11 @@ def replay_ceilings(scope: Scope, found: list[dict[str, Any]], span: int) -> lis
     """The findings with their gain ceilings from a replay of the dependency graph without what they name, where
     one can (whatif.FINDING_EDITS: a finding of the whole scope, not an NVTX group's; the scope has one device, as
     the replay edits them all), each saying which ceiling it has; ranked again."""
-    gains: dict[str, int | None] = {}
+    whole = [finding["id"] for finding in found if "nvtx_group" not in finding["scope"]]
+    gains = {finding: whatif.finding_gain(scope, finding) for finding in dict.fromkeys(whole)}  # a replay per kind
     ceilings = []
     for finding in found:
-        if "nvtx_group" in finding["scope"]:
-            gain = None
-        else:
-            if finding["id"] not in gains:
-                gains[finding["id"]] = whatif.finding_gain(scope, finding["id"])
-            gain = gains[finding["id"]]
+        gain = None if "nvtx_group" in finding["scope"] else gains[finding["id"]]
         ceilings.append({**finding, "gain_ceiling_from": "heuristic"} if gain is None else {
             **finding, "gain_ceiling_ns": gain, "gain_ceiling_percent_of_span": percent(gain, span),
             "gain_ceiling_from": "replay", "heuristic_gain_ceiling_ns": finding["gain_ceiling_ns"]})
