@@ -92,8 +92,9 @@ def grouped(node_id, has_edge):
 def timed_events(first_edge, source, from_start, at_end, lag, kind, binding, ordered, windowed, node_id,
                  measured_start, measured_end, duration, tail, has_tail):
     """Each node's start and end in the replay, the edge that held each back last (an index into the edges, or
-    NONE) with when its source let it go, and how many cycles were broken. Edges are grouped by the node that
-    waits: node i's are first_edge[i]:first_edge[i+1]; `source` holds their source nodes' numbers. In a window
+    NONE) with when its source let it go, how many cycles were broken and the edge the first was broken at (an
+    edge into the event timed to break it whose source was not timed yet; NONE: none). Edges are grouped by the
+    node that waits: node i's are first_edge[i]:first_edge[i+1]; `source` holds their source nodes' numbers. In a window
     (`windowed`), a node without a stream or program edge (`ordered`) waited for something outside it: it starts no
     earlier than measured."""
     nodes = len(measured_start)
@@ -130,6 +131,7 @@ def timed_events(first_edge, source, from_start, at_end, lag, kind, binding, ord
             queue[queued] = event
             queued += 1
     done = broken = cursor = 0
+    broken_at = NONE
     while done < events:
         if head < queued:
             event = queue[head]
@@ -146,6 +148,10 @@ def timed_events(first_edge, source, from_start, at_end, lag, kind, binding, ord
                 cursor += 1
             event = by_measured[cursor]
             broken += 1
+            for edge in range(first_edge[event // 2], first_edge[event // 2 + 1]):
+                before = _source_event(source[edge], from_start[edge])
+                if broken_at == NONE and at_end[edge] == (event % 2 == 1) and not timed[before]:
+                    broken_at = edge
         node = event // 2
         best = (np.int64(-1 << 62), np.int64(0), np.int64(0), np.int64(0), np.int64(0))
         chosen = NONE
@@ -185,7 +191,7 @@ def timed_events(first_edge, source, from_start, at_end, lag, kind, binding, ord
                 queue[queued] = after[index]
                 queued += 1
     return (time[0::2].copy(), time[1::2].copy(), held_by[0::2].copy(), ready[0::2].copy(), held_by[1::2].copy(),
-            ready[1::2].copy(), broken)
+            ready[1::2].copy(), broken, broken_at)
 
 
 @njit(cache=True)

@@ -510,7 +510,7 @@ def replay(rows: Columns) -> Columns:
     ids, row, first_edge, edges, number, low = grouped(node, has_edge)
     sources, kinds = number[source[edges] - low], plain(rows, "kind_code")[edges]
     has_tail = column(rows, "tail_ns")[1]
-    start, end, start_edge, start_ready, end_edge, end_ready, broken = timed_events(
+    start, end, start_edge, start_ready, end_edge, end_ready, broken, broken_at = timed_events(
         first_edge, sources, *(plain(rows, name, np.bool_)[edges] for name in ("from_start", "at_end")),
         plain(rows, "lag_ns")[edges], kinds, *(plain(rows, name, np.bool_)[edges] for name in ("binding", "ordered")),
         bool(len(node)) and bool(plain(rows, "windowed", np.bool_)[0]), ids,
@@ -518,10 +518,15 @@ def replay(rows: Columns) -> Columns:
     held, released = start_edge != NONE, end_edge != NONE
     edge_source = np.append(ids[sources], 0)  # [NONE]: the 0 appended, masked
     edge_kind = np.append(kinds, 0)
+    node_of = max(int(np.searchsorted(first_edge, broken_at, side="right")) - 1, 0)  # the node the edge goes into
     return {"node_id": ids, "start_ns": start, "end_ns": end,
             "start_src": masked(edge_source[start_edge], held), "start_kind_code": masked(edge_kind[start_edge], held),
             "start_ready_ns": masked(start_ready, held), "end_src": masked(edge_source[end_edge], released),
-            "end_ready_ns": masked(end_ready, released), "cycles_broken": np.full(len(ids), broken)}
+            "end_ready_ns": masked(end_ready, released), "cycles_broken": np.full(len(ids), broken),
+            **{name: masked(np.full(len(ids), value), np.full(len(ids), broken_at != NONE))
+               for name, value in (("cycle_broken_src", edge_source[broken_at]),
+                                   ("cycle_broken_dst", ids[node_of] if len(ids) else 0),
+                                   ("cycle_broken_kind_code", edge_kind[broken_at]))}}
 
 
 # The pass of each module whose header says `-- computed by: nsight_ingest.passes`: a function from its first

@@ -91,8 +91,14 @@ CREATE TABLE IF NOT EXISTS api_calls (
     pid              BIGINT,
     tid              BIGINT,
     thread_priority  BIGINT,
-    thread_name      VARCHAR
+    thread_name      VARCHAR,
+    sync_kind        VARCHAR,  -- export databases: what the call waited for (event_synchronize, stream_wait_event,
+                               -- stream_synchronize, context_synchronize); NULL for other calls and CSV reports
+    sync_stream_id   BIGINT    -- stream_wait_event: the stream that waits; stream_synchronize: the stream waited for
 );
+-- A store written before calls kept their synchronization gets the columns (NULL) when it is opened.
+ALTER TABLE api_calls ADD COLUMN IF NOT EXISTS sync_kind VARCHAR;
+ALTER TABLE api_calls ADD COLUMN IF NOT EXISTS sync_stream_id BIGINT;
 
 -- cuda_api_sum: calls per CUDA API function over the whole capture (an nsys stats summary, held instead of the trace).
 CREATE TABLE IF NOT EXISTS api_summary (

@@ -52,7 +52,7 @@ def test_the_hand_built_path(tmp_path, run_cli):
     assert (out["span_ns"], out["critical_path_ns"]) == (380, 380)
     assert out["composition"] == {"gpu_kernels": 150, "communication": 160, "memory_transfer": 0, "launch_calls": 0,
                                   "launch_latency": 30, "cpu_api": 0, "cpu_work": 20, "synchronization": 20,
-                                  "gpu_gap": 0, "idle": 0}
+                                  "communication_wait": 0, "event_wait": 0, "gpu_gap": 0, "idle": 0}
     assert out["composition_percent"]["communication"] == pytest.approx(100 * 160 / 380)
     assert out["gpu_by_family"] == {"communication": 160, "gemm": 150}
     assert out["gpu_by_component"] == {"other": 310}
@@ -84,14 +84,14 @@ def test_without_an_api_trace_the_graph_is_thinner_and_says_so(tmp_path, run_cli
     assert out["graph"]["edges"] == {"launch": 3, "program": 2, "stream": 2}
     assert out["composition"] == {"gpu_kernels": 50, "communication": 0, "memory_transfer": 0, "launch_calls": 10,
                                   "launch_latency": 30, "cpu_api": 0, "cpu_work": 290, "synchronization": 0,
-                                  "gpu_gap": 0, "idle": 0}
+                                  "communication_wait": 0, "event_wait": 0, "gpu_gap": 0, "idle": 0}
     assert "no cuda_api_trace" in out["graph"]["missing"][0]
     (tmp_path / "bare").mkdir()
     bare = run_cli("critical-path", capture(tmp_path / "bare", api=False)).json()
     assert bare["graph"]["edges"] == {"stream": 2}
     assert bare["composition"] == {"gpu_kernels": 150, "communication": 160, "memory_transfer": 0, "launch_calls": 0,
                                    "launch_latency": 0, "cpu_api": 0, "cpu_work": 0, "synchronization": 0,
-                                   "gpu_gap": 70, "idle": 0}
+                                   "communication_wait": 0, "event_wait": 0, "gpu_gap": 70, "idle": 0}
     assert "no cuda_api_trace or kern_exec trace" in bare["graph"]["missing"][0]
 
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 
 import pytest
 
-from tests.conftest import DATA, SAMPLES, stored_gpu_span
-from tests.test_critical_path import capture
+from tests.conftest import DATA, GPU_HEADER, SAMPLES, kernel_row, stored_gpu_span, write
+from tests.test_critical_path import ALL_REDUCE, GEMM, capture
 
 # The capture (tests/test_critical_path.py), in ns: c1 launch [0,10) -> K1 gemm [20,120); c2 launch [30,40) -> K2
 # all-reduce [120,280); c3 cudaStreamSynchronize [50,300) returns 20 after K2; c4 launch [320,330) -> K3 gemm
@@ -28,8 +28,8 @@ def test_without_edits_the_replay_is_the_capture(tmp_path, run_cli):
     assert (out["measured_span_ns"], out["predicted_span_ns"], out["change_percent"]) == (MEASURED, MEASURED, 0.0)
     assert out["critical_path"]["composition"] == path["composition"]
     assert out["critical_path"]["nodes"] == path["nodes"]
-    assert out["edits"] == [] and out["replay"] == {"edges_followed": 9, "edges_disagreeing": 0,
-                                                    "edges_overlapped": 0, "cycles_broken": 0}
+    assert out["edits"] == [] and out["replay"] == {"edges_followed": 9, "edges_overlapped": 0}
+    assert out["integrity"] == {"edges_disagreeing": 0, "cycles_broken": 0, "cycle_broken_at": None}
 
 
 def test_faster_gemms(tmp_path, run_cli):
@@ -120,7 +120,7 @@ def test_a_replay_without_edits_reproduces_real_captures(tmp_path, run_cli, path
     out = run_cli("whatif", path, "--db", db).json()
     span = stored_gpu_span(db)
     assert out["measured_span_ns"] == out["predicted_span_ns"] == out["critical_path"]["critical_path_ns"] == span
-    assert out["replay"]["cycles_broken"] == 0
+    assert out["integrity"]["cycles_broken"] == 0
 
 
 def test_faster_kernels_gain_nothing_on_a_cpu_bound_capture_and_at_most_their_saving_elsewhere(run_cli):
@@ -140,3 +140,25 @@ def test_windows_replay_alone(run_cli):
     assert len(out["windows"]) > 1
     for window in out["windows"]:
         assert window["measured_span_ns"] == window["predicted_span_ns"]
+
+
+def two_gpus(folder) -> str:
+    """Two GPUs, one stream each (ns): A runs a GEMM [0,100) then its all-reduce [100,200); B runs another GEMM
+    [0,150) then its all-reduce [150,200). A's all-reduce waits for B's to arrive (150) and ends 50 ns later."""
+    gemm_b = GEMM.replace("128x64", "256x128")
+    rows = [kernel_row(0, 100, GEMM, device="GPU (0)"), kernel_row(100, 100, ALL_REDUCE, device="GPU (0)"),
+            kernel_row(0, 150, gemm_b, device="GPU (1)"), kernel_row(150, 50, ALL_REDUCE, device="GPU (1)")]
+    return write(folder / "two_cuda_gpu_trace.csv", GPU_HEADER, rows)
+
+
+def test_a_collective_waits_for_its_last_participant(tmp_path, run_cli):
+    """B's GEMM at 1.5x ends at 100: B's all-reduce arrives at 100, A's no longer waits and ends 50 ns after, at
+    150; B's takes its 50 ns: span 150. The measured path: A's all-reduce waited [100,150) for B's, which followed
+    B's GEMM."""
+    path = run_cli("critical-path", two_gpus(tmp_path)).json()
+    assert path["graph"]["edges"] == {"collective": 1, "stream": 2}
+    assert path["composition"]["communication_wait"] == 0  # the path ends in B's all-reduce, not A's
+    out = run_cli("whatif", two_gpus(tmp_path), "--kernel-speedup", "name=256x128:1.5").json()
+    assert (out["measured_span_ns"], out["predicted_span_ns"]) == (200, 150)
+    hidden = run_cli("whatif", two_gpus(tmp_path), "--remove-kernels", "AllReduce").json()
+    assert hidden["predicted_span_ns"] == 150  # B's GEMM alone

@@ -28,6 +28,8 @@ COMPOSITION = {
     "cpu_api": ("api_call",),
     "cpu_work": ("cpu_work",),
     "synchronization": ("sync_call", "synchronization"),
+    "communication_wait": ("communication_wait",),
+    "event_wait": ("event_wait",),
     "gpu_gap": ("gpu_gap",),
     "idle": ("idle",),
 }
@@ -39,15 +41,19 @@ def _part(category: str, family: str | None) -> str:
     return next(part for part, categories in COMPOSITION.items() if category in categories)
 
 
-def missing_edges(capture: Capture) -> list[str]:
+def missing_edges(capture: Capture, synchronization_records: int) -> list[str]:
     """What the capture's graph lacks, and why (its inputs, or what the graph does not model yet)."""
     missing = []
     if capture.api is None:
         missing.append("no cuda_api_trace: the CPU calls are the kern_exec trace's launch calls (no synchronization "
                        "or other API calls, no sync edges)" if capture.kern_exec else
                        "no cuda_api_trace or kern_exec trace: no CPU calls; the graph is the streams' order alone")
-    missing.append("CUDA event waits between streams and collectives between GPUs are not edges yet: a wait on "
-                   "another stream or GPU reads as gpu_gap or idle")
+    if capture.api is not None and not synchronization_records:
+        missing.append("no CUDA synchronization records (an nsys export database has them, a CSV report not): a "
+                       "wait on another stream's event reads as gpu_gap, a stream synchronization waits for its "
+                       "whole device")
+    missing.append("collectives across rank files are not edges: a rank waiting for another reads as its "
+                   "communication kernel's own time")
     if capture.api is None:
         missing.append("memcpy and memset operations have no launch edge without a cuda_api_trace: a wait before "
                        "one on its stream reads as gpu_gap")
@@ -104,7 +110,7 @@ def graph_block(scope: Scope, capture: Capture) -> dict[str, Any]:
     size = scope.rows("graph.size")
     return {"nodes": {r["kind"]: r["count"] for r in size if r["part"] == "nodes"},
             "edges": {r["kind"]: r["count"] for r in size if r["part"] == "edges"},
-            "missing": missing_edges(capture)}
+            "missing": missing_edges(capture, sum(r["count"] for r in size if r["part"] == "records"))}
 
 
 def print_table(result: dict[str, Any], console: Console | None = None) -> None:

@@ -26,8 +26,23 @@ def check(scope: Scope, capture: Capture, coverage: dict[str, Any] | None) -> di
     return block
 
 
+def graph_warnings(block: dict[str, Any]) -> list[str]:
+    """What a replay of the dependency graph could not follow (a what-if answer's integrity block)."""
+    found = []
+    if block.get("edges_disagreeing"):
+        found.append(f"{block['edges_disagreeing']:,} edges of the dependency graph disagree with the measured times "
+                     "(clock skew or damaged data) and were not followed")
+    if block.get("cycles_broken"):
+        edge = block["cycle_broken_at"]
+        found.append(f"{block['cycles_broken']:,} cycles in the dependency graph were broken, the first at the "
+                     f"{edge['kind']} edge from node {edge['src']} to node {edge['dst']} (not followed)")
+    return found
+
+
 def warnings(block: dict[str, Any], capture: Capture) -> list[str]:
     """The warnings an integrity block calls for."""
+    if "cycles_broken" in block:
+        return graph_warnings(block)
     found = []
     path = capture.gpu_trace.path
     for key, what in (("negative_duration_operations", "negative durations"),

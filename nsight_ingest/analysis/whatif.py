@@ -162,8 +162,12 @@ def answer(scope: Scope, capture: Capture, options: dict[str, Any]) -> dict[str,
         "speedup": round(measured / predicted, 4) if predicted else None,
         "edits": edit_list,
         "critical_path": path_block(scope, "whatif", options["top"]),
-        "replay": {key: int(replay[key]) for key in ("edges_followed", "edges_disagreeing", "edges_overlapped",
-                                                     "cycles_broken")},
+        "replay": {key: int(replay[key]) for key in ("edges_followed", "edges_overlapped")},
+        "integrity": {"edges_disagreeing": int(replay["edges_disagreeing"]),
+                      "cycles_broken": int(replay["cycles_broken"]),
+                      "cycle_broken_at": None if replay["cycle_broken_src"] is None else {
+                          "src": int(replay["cycle_broken_src"]), "dst": int(replay["cycle_broken_dst"]),
+                          "kind": replay["cycle_broken_kind"]}},
         "graph": graph_block(scope, capture),
         "inputs": inputs_block(capture.roles()),
         "rule_set": rule_set_block(scope.context),
@@ -194,9 +198,5 @@ def print_table(result: dict[str, Any], console: Console | None = None) -> None:
         console.print(escape("edit: " + ("none (the replay reproduces the capture)" if edit["edit"] == "none"
                                          else _edit_line(edit))), highlight=False)
     print_path(result["critical_path"], console, "the replay's critical path")
-    replay = result["replay"]
-    if replay["edges_disagreeing"] or replay["cycles_broken"]:
-        console.print(f"replay: {replay['edges_disagreeing']:,} edges disagree with the measured times and were not "
-                      f"followed; {replay['cycles_broken']:,} cycles broken", highlight=False)
     for line in result["graph"]["missing"]:
         console.print(escape(f"graph: {line}"), highlight=False)

@@ -42,6 +42,8 @@ EXPORT_COLUMNS: dict[str, dict[str, str]] = {
         "BIGINT"),
     "CUPTI_ACTIVITY_KIND_RUNTIME": dict.fromkeys(
         ("start", "end", "eventClass", "globalTid", "correlationId", "nameId", "returnValue"), "BIGINT"),
+    "CUPTI_ACTIVITY_KIND_SYNCHRONIZATION": dict.fromkeys(
+        ("correlationId", "globalPid", "syncType", "streamId"), "BIGINT"),
     "NVTX_EVENTS": {"start": "BIGINT", "end": "BIGINT", "eventType": "BIGINT", "text": "VARCHAR",
                     "textId": "BIGINT", "domainId": "BIGINT", "globalTid": "BIGINT", ROW_NUMBER: "BIGINT"},
     "StringIds": {"id": "BIGINT", "value": "VARCHAR"},

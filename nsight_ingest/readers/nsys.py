@@ -80,6 +80,9 @@ API_TRACE = ReportSpec("cuda_api_trace", "api_calls", {
     "Name": Column("name", "text", True), "Result": Column("result", "int"), "CorrID": Column("corr_id", "int"),
     "Pid": Column("pid", "int"), "Tid": Column("tid", "int"), "T-Pri": Column("thread_priority", "int"),
     "Thread Name": Column("thread_name", "text"),
+    # What a call that synchronized waited for: CUPTI's synchronization records, which only export databases hold
+    # (nsys stats prints no such column, so a CSV report leaves them NULL).
+    "SyncKind": Column("sync_kind", "text"), "SyncStrm": Column("sync_stream_id", "int"),
 })
 
 NVTX_TRACE = ReportSpec("nvtx_pushpop_trace", "nvtx_ranges", {

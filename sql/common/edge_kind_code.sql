@@ -4,4 +4,4 @@
 -- list_position over millions of edges).
 CREATE OR REPLACE MACRO edge_kind_code(kind) AS
     CASE kind WHEN edge_kinds()[1] THEN 1 WHEN edge_kinds()[2] THEN 2 WHEN edge_kinds()[3] THEN 3
-              WHEN edge_kinds()[4] THEN 4 END;
+              WHEN edge_kinds()[4] THEN 4 WHEN edge_kinds()[5] THEN 5 WHEN edge_kinds()[6] THEN 6 END;

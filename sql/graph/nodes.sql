@@ -22,25 +22,29 @@
 --   corr_id    BIGINT   correlation id (a CPU call's matches the GPU operations it caused; NULL for launch calls of
 --                       the kern_exec trace)
 --   name       VARCHAR  the kernel, operation or API function
+--   sync_kind  VARCHAR  CPU call: what it waited for, when the export says (scope.api_calls.sync_kind)
+--   sync_stream_id BIGINT CPU call: the stream it made wait or waited for (scope.api_calls.sync_stream_id)
 CREATE OR REPLACE TEMP TABLE graph_nodes AS
 WITH last_op AS (
     SELECT coalesce(max(op_id), 0) AS op_id FROM scope_ops
 ),
 cpu AS (
     SELECT * FROM (
-        SELECT start_ns, end_ns, pid, tid, corr_id, name FROM scope_api_calls
+        SELECT start_ns, end_ns, pid, tid, corr_id, name, sync_kind, sync_stream_id FROM scope_api_calls
         UNION ALL
-        SELECT DISTINCT api_start_ns, api_end_ns, pid, tid, NULL::BIGINT, api_function FROM scope_launches
+        SELECT DISTINCT api_start_ns, api_end_ns, pid, tid, NULL::BIGINT, api_function, NULL, NULL
+        FROM scope_launches
         WHERE (SELECT api_trace FROM scope_inputs) IS NULL
     )
     WHERE end_ns - start_ns BETWEEN 0 AND max_duration_ns()  -- as for GPU operations: others are data errors
 )
 SELECT op_id AS node_id, true AS on_gpu, op_kind AS category, start_ns, end_ns, device, stream_id,
-       NULL::BIGINT AS pid, NULL::BIGINT AS tid, corr_id, name
+       NULL::BIGINT AS pid, NULL::BIGINT AS tid, corr_id, name, NULL::VARCHAR AS sync_kind,
+       NULL::BIGINT AS sync_stream_id
 FROM scope_ops
 UNION ALL
 SELECT (SELECT op_id FROM last_op) + row_number() OVER (ORDER BY start_ns, end_ns, pid, tid, name) AS node_id,
        false, CASE WHEN is_kernel_launch_call(name) THEN 'launch_call'
                    WHEN is_host_sync_call(name) THEN 'sync_call' ELSE 'api_call' END,
-       start_ns, end_ns, NULL, NULL, pid, tid, corr_id, name
+       start_ns, end_ns, NULL, NULL, pid, tid, corr_id, name, sync_kind, sync_stream_id
 FROM cpu;

@@ -9,5 +9,7 @@ SELECT
     pid,
     tid,
     thread_priority,
-    thread_name
+    thread_name,
+    sync_kind,
+    sync_stream_id
 FROM reader_source

@@ -10,4 +10,6 @@
 --   corr_id      BIGINT   correlation id (matches the GPU operations it caused)
 --   pid          BIGINT   process id
 --   tid          BIGINT   thread id
+--   sync_kind    VARCHAR  what a call that synchronized waited for (api_calls.sync_kind; NULL: unknown or none)
+--   sync_stream_id BIGINT the stream that waited (stream_wait_event) or was waited for (stream_synchronize)
 CREATE OR REPLACE TEMP VIEW scope_api_calls AS SELECT * FROM capture_api_calls;

@@ -10,7 +10,9 @@
 --   corr_id      BIGINT   correlation id (matches the GPU operations it caused)
 --   pid          BIGINT   process id
 --   tid          BIGINT   thread id
+--   sync_kind    VARCHAR  what a call that synchronized waited for (api_calls.sync_kind; NULL: unknown or none)
+--   sync_stream_id BIGINT the stream that waited (stream_wait_event) or was waited for (stream_synchronize)
 CREATE OR REPLACE TEMP VIEW capture_api_calls AS
-    SELECT start_ns, duration_ns, end_ns, name, corr_id, pid, tid
+    SELECT start_ns, duration_ns, end_ns, name, corr_id, pid, tid, sync_kind, sync_stream_id
     FROM api_calls
     WHERE trace_id = (SELECT api_trace FROM scope_inputs);

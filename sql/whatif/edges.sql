@@ -16,12 +16,14 @@
 -- creates: whatif_edges
 --   src         BIGINT   the node waited for (graph_nodes.node_id)
 --   dst         BIGINT   the node that waits
---   kind        VARCHAR  stream, launch, program or sync (graph_edges.kind)
---   at_end      BOOLEAN  the edge holds back dst's end (sync): dst ends tail_ns after src's end at the earliest
+--   kind        VARCHAR  stream, launch, program, sync, event or collective (graph_edges.kind)
+--   at_end      BOOLEAN  the edge holds back dst's end (sync, collective): dst ends tail_ns after src's end (a
+--                        collective: start) at the earliest
 --   agrees      BOOLEAN  the edge agrees with the measured times (the replay follows it)
 --   binding     BOOLEAN  the edge that held dst's start back in the capture (graph.binding): it wins ties
 --   ordered     BOOLEAN  a stream or program edge (a node without one in a window waited for something outside it)
---   from_start  BOOLEAN  dst waits for src's start (a launch; an overlapped communication kernel), not its end
+--   from_start  BOOLEAN  dst waits for src's start (a launch; a collective's participant; an overlapped
+--                        communication kernel), not its end
 --   lag_ns      BIGINT   a start edge: dst starts this long after src lets it go at the earliest (ns); 0 for end
 --                        edges
 CREATE OR REPLACE TEMP TABLE whatif_edges AS
@@ -38,7 +40,7 @@ typical AS (
     FROM valid
 )
 SELECT v.src, v.dst, v.kind, v.at_end, v.agrees, v.binding, v.kind IN ('stream', 'program') AS ordered,
-       v.kind = 'launch' OR overlapped AS from_start,
+       v.kind IN ('launch', 'collective') OR overlapped AS from_start,
        CASE WHEN v.at_end OR NOT v.agrees OR overlapped THEN 0
             WHEN $launch_latency_ns IS NOT NULL AND v.kind = 'program' AND s.category = 'launch_call'
                  AND d.category = 'launch_call' THEN 0

@@ -14,9 +14,10 @@
 --   start_ns       BIGINT   measured start (ns)
 --   end_ns         BIGINT   measured end (ns)
 --   duration_ns    BIGINT   its own time in the replay (ns)
---   tail_ns        BIGINT   a call that waited for the GPU: from the end of what it waited for to its return (ns);
---                           its end in the replay is this long after the later of its start and that end (NULL:
---                           its end is its start plus duration_ns)
+--   tail_ns        BIGINT   a call that waited for the GPU: from the end of what it waited for to its return; a
+--                           collective's kernel that waited for a participant: from that one's start to its end,
+--                           sped up as the kernel is (ns). Its end in the replay is this long after the later of its
+--                           start and what it waited for (NULL: its end is its start plus duration_ns)
 --   removed        BOOLEAN  a removed kernel
 --   communication  BOOLEAN  a kernel of the communication family
 CREATE OR REPLACE TEMP TABLE whatif_nodes AS
@@ -36,8 +37,8 @@ SELECT b.node_id, b.on_gpu, b.category, b.start_ns, b.end_ns,
                  THEN least(b.end_ns - b.start_ns, $launch_latency_ns)
             WHEN e.unsynced AND b.end_src IS NOT NULL THEN b.end_ns - b.end_ready_ns
             ELSE b.end_ns - b.start_ns END AS duration_ns,
-       CASE WHEN b.end_src IS NOT NULL AND NOT coalesce(e.unsynced, false)
-            THEN b.end_ns - b.end_ready_ns END AS tail_ns,
+       CASE WHEN b.end_src IS NOT NULL AND NOT coalesce(e.unsynced OR e.removed, false)
+            THEN round((b.end_ns - b.end_ready_ns) / coalesce(e.speedup, 1))::BIGINT END AS tail_ns,
        coalesce(e.removed, false) AS removed,
        b.category = 'kernel' AND c.name IS NOT NULL AS communication
 FROM graph_binding b

@@ -24,6 +24,9 @@
 --   end_src         BIGINT   the node its end waited for in the replay (NULL: none)
 --   end_ready_ns    BIGINT   when that node ended in the replay (ns)
 --   cycles_broken   BIGINT   how many times the replay broke a cycle (the same on every row)
+--   cycle_broken_src  BIGINT the source of the edge the first cycle was broken at (not followed; NULL: none)
+--   cycle_broken_dst  BIGINT the node that edge goes into
+--   cycle_broken_kind VARCHAR that edge's kind
 SELECT n.node_id, n.start_ns, n.end_ns, n.duration_ns, n.tail_ns, e.src, e.from_start, e.at_end,
        e.lag_ns, edge_kind_code(e.kind) AS kind_code, e.binding, e.ordered,
        (SELECT count(*) > 0 FROM scope_window_ranges) AS windowed
@@ -31,5 +34,6 @@ FROM whatif_nodes n LEFT JOIN (SELECT * FROM whatif_edges WHERE agrees) e ON e.d
 CREATE OR REPLACE TEMP TABLE whatif_binding AS
 SELECT p.node_id, n.on_gpu, n.category, p.start_ns, p.end_ns, p.start_src,
        edge_kinds()[p.start_kind_code] AS start_kind, p.start_ready_ns, p.end_src,
-       p.end_ready_ns, p.cycles_broken
+       p.end_ready_ns, p.cycles_broken, p.cycle_broken_src, p.cycle_broken_dst,
+       edge_kinds()[p.cycle_broken_kind_code] AS cycle_broken_kind
 FROM whatif_replay_pass p JOIN whatif_nodes n USING (node_id);

@@ -12,12 +12,17 @@
 --   edges_overlapped   BIGINT  edges out of communication kernels followed from the kernel's start
 --                              (--overlap-communication)
 --   cycles_broken      BIGINT  cycles the replay broke (whatif.replay)
+--   cycle_broken_src   BIGINT  the first cycle's edge it was broken at: its source (graph_nodes.node_id; NULL: none)
+--   cycle_broken_dst   BIGINT  that edge's node that waits
+--   cycle_broken_kind  VARCHAR that edge's kind
 WITH measured AS (
     SELECT min(start_ns) AS start_ns, max(end_ns) - min(start_ns) AS span_ns FROM graph_nodes WHERE on_gpu
 ),
 replayed AS (
-    SELECT max(end_ns) - (SELECT start_ns FROM measured) AS span_ns, any_value(cycles_broken) AS cycles_broken
-    FROM whatif_binding WHERE on_gpu
+    SELECT max(end_ns) FILTER (WHERE on_gpu) - (SELECT start_ns FROM measured) AS span_ns,
+           any_value(cycles_broken) AS cycles_broken, any_value(cycle_broken_src) AS cycle_broken_src,
+           any_value(cycle_broken_dst) AS cycle_broken_dst, any_value(cycle_broken_kind) AS cycle_broken_kind
+    FROM whatif_binding
 ),
 edges AS (
     SELECT count(*) FILTER (WHERE agrees) AS followed, count(*) FILTER (WHERE NOT agrees) AS disagreeing,
@@ -26,5 +31,5 @@ edges AS (
 )
 SELECT m.span_ns AS measured_span_ns, r.span_ns AS predicted_span_ns, e.followed AS edges_followed,
        e.disagreeing AS edges_disagreeing, e.overlapped AS edges_overlapped,
-       coalesce(r.cycles_broken, 0) AS cycles_broken
+       coalesce(r.cycles_broken, 0) AS cycles_broken, r.cycle_broken_src, r.cycle_broken_dst, r.cycle_broken_kind
 FROM measured m, replayed r, edges e

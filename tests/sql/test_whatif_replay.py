@@ -66,6 +66,8 @@ def test_a_cycle_through_ties_is_broken_and_counted():
     out = replay(rows(edge(1, 50, 50, 2, 0, STREAM), edge(2, 50, 50, 1, 0, STREAM)))
     assert timed(out) == {1: (50, 50), 2: (50, 50)}
     assert out["cycles_broken"].tolist() == [1, 1]
+    # broken at node 1's start: the edge it does not follow is the one from node 2
+    assert (out["cycle_broken_src"][0], out["cycle_broken_dst"][0], out["cycle_broken_kind_code"][0]) == (2, 1, STREAM)
 
 
 def test_ties_go_to_the_edge_that_held_the_node_in_the_capture():
