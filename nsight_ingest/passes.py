@@ -508,13 +508,21 @@ def replay(rows: Columns) -> Columns:
 
     (source, has_edge), node = column(rows, "src"), plain(rows, "node_id")
     ids, row, first_edge, edges, number, low = grouped(node, has_edge)
-    sources, kinds = number[source[edges] - low], plain(rows, "kind_code")[edges]
-    has_tail = column(rows, "tail_ns")[1]
+    del node
+    sources = number[source[edges] - low]
+    del source, has_edge, number
+
+    def taken(name: str, picked: np.ndarray, dtype: type = np.int64) -> np.ndarray:
+        # each column leaves the rows once picked: a replay of 1M operations holds 3M rows of them
+        return np.ascontiguousarray(column({name: rows.pop(name)}, name)[0][picked], dtype=dtype)
+
+    has_tail = column(rows, "tail_ns")[1][row]
+    windowed = bool(len(ids)) and bool(plain(rows, "windowed", np.bool_)[0])
+    kinds = taken("kind_code", edges)
     start, end, start_edge, start_ready, end_edge, end_ready, broken, broken_at = timed_events(
-        first_edge, sources, *(plain(rows, name, np.bool_)[edges] for name in ("from_start", "at_end")),
-        plain(rows, "lag_ns")[edges], kinds, *(plain(rows, name, np.bool_)[edges] for name in ("binding", "ordered")),
-        bool(len(node)) and bool(plain(rows, "windowed", np.bool_)[0]), ids,
-        *(plain(rows, name)[row] for name in ("start_ns", "end_ns", "duration_ns", "tail_ns")), has_tail[row])
+        first_edge, sources, *(taken(name, edges, np.bool_) for name in ("from_start", "at_end")),
+        taken("lag_ns", edges), kinds, *(taken(name, edges, np.bool_) for name in ("binding", "ordered")),
+        windowed, ids, *(taken(name, row) for name in ("start_ns", "end_ns", "duration_ns", "tail_ns")), has_tail)
     held, released = start_edge != NONE, end_edge != NONE
     edge_source = np.append(ids[sources], 0)  # [NONE]: the 0 appended, masked
     edge_kind = np.append(kinds, 0)
