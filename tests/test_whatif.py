@@ -162,3 +162,13 @@ def test_a_collective_waits_for_its_last_participant(tmp_path, run_cli):
     assert (out["measured_span_ns"], out["predicted_span_ns"]) == (200, 150)
     hidden = run_cli("whatif", two_gpus(tmp_path), "--remove-kernels", "AllReduce").json()
     assert hidden["predicted_span_ns"] == 150  # B's GEMM alone
+
+
+def test_a_broken_cycle_is_warned_of_with_the_edge_it_was_broken_at():
+    """Disagreeing edges are counted, not warned of (kernels overlapping on a stream are legitimate)."""
+    from nsight_ingest.analysis.integrity import graph_warnings
+
+    block = {"edges_disagreeing": 5, "cycles_broken": 2, "cycle_broken_at": {"src": 7, "dst": 9, "kind": "stream"}}
+    assert graph_warnings(block) == ["2 cycles in the dependency graph were broken, the first at the stream edge from "
+                                     "node 7 to node 9 (not followed)"]
+    assert graph_warnings(block | {"cycles_broken": 0, "cycle_broken_at": None}) == []

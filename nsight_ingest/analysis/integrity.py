@@ -27,11 +27,10 @@ def check(scope: Scope, capture: Capture, coverage: dict[str, Any] | None) -> di
 
 
 def graph_warnings(block: dict[str, Any]) -> list[str]:
-    """What a replay of the dependency graph could not follow (a what-if answer's integrity block)."""
+    """The cycles a replay of the dependency graph broke (a what-if answer's integrity block). Edges that disagree
+    with the measured times are counted there, not warned of: most are kernels that overlap the one before them on
+    their stream, as programmatic dependent launch lets them."""
     found = []
-    if block.get("edges_disagreeing"):
-        found.append(f"{block['edges_disagreeing']:,} edges of the dependency graph disagree with the measured times "
-                     "(clock skew or damaged data) and were not followed")
     if block.get("cycles_broken"):
         edge = block["cycle_broken_at"]
         found.append(f"{block['cycles_broken']:,} cycles in the dependency graph were broken, the first at the "

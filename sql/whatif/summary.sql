@@ -7,8 +7,9 @@
 --   predicted_span_ns  BIGINT  from the same start to the last GPU operation's end in the replay (ns): the work
 --                              starts when it did
 --   edges_followed     BIGINT  edges the replay followed
---   edges_disagreeing  BIGINT  edges it did not follow because they disagree with the measured times (clock skew,
---                              damaged data)
+--   edges_disagreeing  BIGINT  edges it did not follow because they disagree with the measured times (a kernel that
+--                              overlaps the one before it on its stream, as programmatic dependent launch lets it;
+--                              clock skew; damaged data)
 --   edges_overlapped   BIGINT  edges out of communication kernels followed from the kernel's start
 --                              (--overlap-communication)
 --   cycles_broken      BIGINT  cycles the replay broke (whatif.replay)
