@@ -526,14 +526,14 @@ def replay(rows: Columns) -> Columns:
     held, released = start_edge != NONE, end_edge != NONE
     edge_source = np.append(ids[sources], 0)  # [NONE]: the 0 appended, masked
     edge_kind = np.append(kinds, 0)
-    node_of = max(int(np.searchsorted(first_edge, broken_at, side="right")) - 1, 0)  # the node the edge goes into
+    broken_into = ids[np.searchsorted(first_edge, broken_at, side="right") - 1]  # the node that edge goes into
     return {"node_id": ids, "start_ns": start, "end_ns": end,
             "start_src": masked(edge_source[start_edge], held), "start_kind_code": masked(edge_kind[start_edge], held),
             "start_ready_ns": masked(start_ready, held), "end_src": masked(edge_source[end_edge], released),
             "end_ready_ns": masked(end_ready, released), "cycles_broken": np.full(len(ids), broken),
             **{name: masked(np.full(len(ids), value), np.full(len(ids), broken_at != NONE))
                for name, value in (("cycle_broken_src", edge_source[broken_at]),
-                                   ("cycle_broken_dst", ids[node_of] if len(ids) else 0),
+                                   ("cycle_broken_dst", broken_into),
                                    ("cycle_broken_kind_code", edge_kind[broken_at]))}}
 
 

@@ -48,7 +48,7 @@ def missing_edges(capture: Capture, synchronization_records: int) -> list[str]:
         missing.append("no cuda_api_trace: the CPU calls are the kern_exec trace's launch calls (no synchronization "
                        "or other API calls, no sync edges)" if capture.kern_exec else
                        "no cuda_api_trace or kern_exec trace: no CPU calls; the graph is the streams' order alone")
-    if capture.api is not None and not synchronization_records:
+    elif not synchronization_records:
         missing.append("no CUDA synchronization records (an nsys export database has them, a CSV report not): a "
                        "wait on another stream's event reads as gpu_gap, a stream synchronization waits for its "
                        "whole device")
